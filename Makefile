@@ -1,0 +1,188 @@
+# surand - GNU make build.  Nothing beyond a C compiler and make is needed for
+# the library; optional packages (scripts/install-deps.sh) enable more tests.
+#
+#   make            library (.so/.a), the surand command, surand.pc
+#   make run        the main job: build/surand bench --quick
+#   make check      every test; ends with "N passed, N failed, N skipped"
+#   make sanitize   make check under ASan+UBSan (build/asan)
+#   make tsan       make check under TSan (build/tsan)
+#   make bench      the full benchmark
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# Areas add their own targets in mk/*.mk (included below), so that a new tool
+# or test stage does not edit this file.
+
+CC      ?= cc
+ifeq ($(CC),cc)
+CC      := gcc
+endif
+BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+SAN     ?=
+SOVER   := 1
+VERSION := 1.0.0
+
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+ifeq ($(CI),true)
+WARN    += -Werror
+endif
+# The dispatcher and the portable code are built with these flags only: no
+# target flags, so they run on any x86-64 (or other) CPU.
+CFLAGS_LIB := -std=gnu11 -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
+	      -Iinclude -Isrc -pthread $(SAN) $(EXTRA_CFLAGS)
+LDLIBS_LIB := -pthread -ldl
+
+# Each SIMD body gets its own target flags (BLAKE3 style).
+ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(findstring x86_64,$(ARCH)),)
+SIMD_FLAGS_chacha20_ssse3  := -O3 -mssse3
+SIMD_FLAGS_chacha20_avx2   := -O3 -mavx2
+SIMD_FLAGS_chacha20_avx512 := -O3 -mavx512f
+LIB_SRC := $(wildcard src/*.c src/crypto/*.c src/entropy/*.c src/gen/*.c)
+else
+LIB_SRC := $(filter-out %_ssse3.c %_avx2.c %_avx512.c,$(wildcard src/*.c src/crypto/*.c src/entropy/*.c src/gen/*.c))
+endif
+LIB_HDR := include/surand.h $(wildcard src/*.h src/crypto/*.h src/entropy/*.h src/gen/*.h)
+
+# Three builds of the same sources:
+#   rel   what ships (.so/.a, installed)
+#   test  + SURAND_TEST_BUILD: test hooks and the deterministic mode; never installed
+#   bench + SURAND_BENCH_BUILD: shared-write counters, reduced-round ChaCha for bench/
+REL_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+TEST_OBJ  := $(patsubst %.c,$(BUILD)/test/obj/%.o,$(LIB_SRC))
+BENCH_OBJ := $(patsubst %.c,$(BUILD)/bench/obj/%.o,$(LIB_SRC))
+
+SO      := $(BUILD)/libsurand.so.$(VERSION)
+SONAME  := libsurand.so.$(SOVER)
+STATIC  := $(BUILD)/libsurand.a
+TESTLIB := $(BUILD)/test/libsurand-test.a
+BENCHLIB := $(BUILD)/bench/libsurand-bench.a
+
+# Optional peers, found with pkg-config; tests skip (with the apt-get line)
+# when one is absent.
+HAVE_OPENSSL := $(shell pkg-config --exists libcrypto 2>/dev/null && echo 1)
+HAVE_SODIUM  := $(shell pkg-config --exists libsodium 2>/dev/null && echo 1)
+OPT_CFLAGS :=
+OPT_LIBS   :=
+ifeq ($(HAVE_OPENSSL),1)
+OPT_CFLAGS += -DHAVE_OPENSSL=1
+OPT_LIBS   += $(shell pkg-config --libs libcrypto)
+endif
+ifeq ($(HAVE_SODIUM),1)
+OPT_CFLAGS += -DHAVE_SODIUM=1
+OPT_LIBS   += $(shell pkg-config --libs libsodium)
+endif
+
+# The surand command: tools/*.c (the CLI) links the static library.
+TOOL_SRC := $(wildcard tools/*.c)
+TOOL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(TOOL_SRC))
+CFLAGS_TOOL := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Isrc -Itools -pthread \
+	       $(OPT_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
+
+# Tests: one binary per tests/test_*.c, linked with the test build.
+TEST_SRC  := $(wildcard tests/test_*.c)
+TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/test/%,$(TEST_SRC))
+CFLAGS_TEST := -std=gnu11 -O1 -g $(WARN) -Wno-missing-prototypes -D_GNU_SOURCE \
+	       -DSURAND_TEST_BUILD -Iinclude -Isrc -Itests -pthread $(OPT_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
+
+ALL_TARGETS := $(SO) $(BUILD)/libsurand.so $(STATIC) $(BUILD)/surand $(BUILD)/surand.pc
+CHECK_DEPS  := $(TEST_BIN) $(BUILD)/surand
+
+.PHONY: all run check sanitize tsan bench install clean freestanding
+all: $(ALL_TARGETS)
+
+# ---- objects ---------------------------------------------------------------
+$(BUILD)/obj/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_LIB) $(SIMD_FLAGS_$(notdir $*)) -c $< -o $@
+
+$(BUILD)/test/obj/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_LIB) -DSURAND_TEST_BUILD $(SIMD_FLAGS_$(notdir $*)) -c $< -o $@
+
+$(BUILD)/bench/obj/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_LIB) -DSURAND_BENCH_BUILD $(BENCH_CFLAGS) $(SIMD_FLAGS_$(notdir $*)) -c $< -o $@
+
+$(BUILD)/obj/tools/%.o: tools/%.c $(LIB_HDR) $(wildcard tools/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_TOOL) -c $< -o $@
+
+# ---- libraries -------------------------------------------------------------
+$(SO): $(REL_OBJ) src/libsurand.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libsurand.map \
+		-Wl,-z,relro -Wl,-z,now -Wl,--no-undefined $(SAN) -o $@ $(REL_OBJ) $(LDLIBS_LIB)
+
+$(BUILD)/libsurand.so: $(SO)
+	ln -sf $(notdir $(SO)) $(BUILD)/$(SONAME)
+	ln -sf $(notdir $(SO)) $@
+
+$(STATIC): $(REL_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(TESTLIB): $(TEST_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BENCHLIB): $(BENCH_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/surand.pc: surand.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# ---- the surand command ----------------------------------------------------
+$(BUILD)/surand: $(TOOL_OBJ) $(STATIC)
+	$(CC) $(SAN) -o $@ $(TOOL_OBJ) $(STATIC) $(OPT_LIBS) $(LDLIBS_LIB) -lm
+
+# ---- tests -----------------------------------------------------------------
+$(BUILD)/test/harness.o: tests/harness.c tests/harness.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_TEST) -c $< -o $@
+
+$(BUILD)/test/test_%: tests/test_%.c $(BUILD)/test/harness.o $(TESTLIB) tests/harness.h $(LIB_HDR)
+	$(CC) $(CFLAGS_TEST) -o $@ $< $(BUILD)/test/harness.o $(TESTLIB) $(OPT_LIBS) $(LDLIBS_LIB) -lm
+
+# ---- areas ----------------------------------------------------------------
+-include $(sort $(wildcard mk/*.mk))
+
+run: all
+	$(BUILD)/surand bench --quick
+
+check: $(CHECK_DEPS) $(ALL_TARGETS)
+	@BUILD=$(BUILD) SURAND_SANITIZER=$(SURAND_SANITIZER) SURAND_SKIP_SCRIPTS=$(SURAND_SKIP_SCRIPTS) \
+		bash scripts/run-tests.sh
+
+sanitize:
+	$(MAKE) BUILD=build/asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+		SURAND_SANITIZER=asan SURAND_SKIP_SCRIPTS=1 check
+
+tsan:
+	$(MAKE) BUILD=build/tsan SAN="-fsanitize=thread" SURAND_SANITIZER=tsan SURAND_SKIP_SCRIPTS=1 check
+
+freestanding:
+	@mkdir -p $(BUILD)/freestanding
+	@set -e; for f in src/crypto/*_portable.c src/crypto/blake2s.c src/crypto/sha1.c; do \
+		[ -f $$f ] || continue; \
+		$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -nostdinc -fno-builtin-printf \
+			-DSURAND_FREESTANDING -c $$f -o $(BUILD)/freestanding/$$(basename $$f .c).o; \
+		echo "freestanding: $$f"; \
+	done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0755 $(SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(notdir $(SO)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(notdir $(SO)) $(DESTDIR)$(PREFIX)/lib/libsurand.so
+	install -m 0644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 include/surand.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0755 $(BUILD)/surand $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(BUILD)/surand.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(INSTALL_EXTRA)
+
+clean:
+	rm -rf build

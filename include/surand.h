@@ -1,0 +1,179 @@
+/*
+ * surand.h - scalable urandom: fast, scalable, secure random bytes for
+ * many-threaded Linux programs.  The one public header.
+ *
+ * Every call is thread-safe, async-signal-safe and fork-safe: a child never
+ * repeats its parent's bytes, two threads never receive the same bytes, and no
+ * call ever returns output that was not seeded from the kernel's ready CRNG.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SURAND_H
+#define SURAND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h> /* ssize_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SURAND_VERSION_MAJOR 1
+#define SURAND_VERSION_MINOR 0
+#define SURAND_VERSION_PATCH 0
+#define SURAND_VERSION_STRING "1.0.0"
+
+/* Flags of surand_getrandom(); equal to Linux's GRND_* values (linux/random.h). */
+#define SURAND_GRND_NONBLOCK 0x0001u
+#define SURAND_GRND_RANDOM   0x0002u
+#define SURAND_GRND_INSECURE 0x0004u
+
+/* ------------------------------------------------------------------------ */
+/* Random bytes                                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Fills buf with len random bytes.  Never fails: it waits for the kernel's
+ * CRNG to be ready on first use, and if the kernel refuses to give any seed
+ * at all (getrandom(2) and /dev/urandom both denied) it prints one line on
+ * stderr and calls abort() rather than return guessable bytes.
+ */
+void surand_bytes(void *buf, size_t len);
+
+/*
+ * getrandom(2) semantics.  Returns len (clamped to SSIZE_MAX) or -1 with errno:
+ *   EINVAL  unknown flag bits, or GRND_INSECURE together with GRND_RANDOM;
+ *   EFAULT  buf is NULL and len > 0 (any other bad pointer faults like memcpy);
+ *   EAGAIN  GRND_NONBLOCK and the kernel's CRNG is not ready yet;
+ *   EINTR   interrupted while waiting for the kernel's CRNG;
+ *   ENOSYS/EPERM/EACCES/EIO  no seed could be had from the kernel at all.
+ * len 0 returns 0.  GRND_RANDOM has no effect (as on Linux 5.6+).
+ * GRND_INSECURE before readiness is passed to the kernel as is.
+ */
+ssize_t surand_getrandom(void *buf, size_t len, unsigned int flags);
+
+/* getentropy(3) semantics: 0, or -1 with errno (EIO for len > 256, EFAULT). */
+int surand_getentropy(void *buf, size_t len);
+
+/* Integers.  Never fail (see surand_bytes). */
+uint32_t surand_u32(void);
+uint64_t surand_u64(void);
+/* Uniform in [0, upper_bound), without bias; upper_bound 0 or 1 returns 0. */
+uint64_t surand_uniform(uint64_t upper_bound);
+/* Uniform in [0, 1) with 53 random bits. */
+double surand_double(void);
+
+/* ------------------------------------------------------------------------ */
+/* Control                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Reseeds the process-wide base key from the kernel now (and, when at least
+ * 256 bits have been credited to the entropy pool, from the pool too).  Every
+ * thread re-keys before its next output.  0, or -1 with errno.
+ */
+int surand_reseed(void);
+
+/*
+ * Selects the generator design for the whole process, before first use.
+ * Names: see surand_backend_names().  0, or -1 with errno: EINVAL for an
+ * unknown name, EBUSY when a backend is already in use.
+ */
+int surand_set_backend(const char *name);
+
+/* A static, comma-separated list of the backend names, the default first. */
+const char *surand_backend_names(void);
+
+/* ------------------------------------------------------------------------ */
+/* Input side (entropy pool)                                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Mixes len bytes into the entropy pool and credits credit_bits of entropy.
+ * 0, or -1 with errno: EFAULT (NULL with len > 0), EINVAL (credit_bits > 8*len,
+ * nothing is mixed or credited).
+ */
+int surand_add_entropy(const void *buf, size_t len, unsigned int credit_bits);
+
+/* Adds one unpredictable event (a timing, a counter) to a per-CPU fast pool. */
+void surand_add_event(uint64_t value);
+
+/* ------------------------------------------------------------------------ */
+/* Statistics                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Size-versioned: callers pass sizeof(struct surand_stats); fields are only
+ * ever appended, and surand_stats() fills min(size, its own size) bytes.
+ * All counters are process-wide since start (or since the last fork, in a
+ * child).  No field ever holds key or state material.
+ */
+struct surand_stats {
+	uint32_t size;             /* bytes surand filled in */
+	uint32_t version;          /* layout version, 1 */
+	char backend[16];          /* design in use, e.g. "thread" */
+	char chacha_impl[16];      /* ChaCha20 body: portable/ssse3/avx2/avx512 */
+	uint64_t bytes;            /* bytes returned by the generator */
+	uint64_t calls;            /* calls that returned bytes */
+	uint64_t refills;          /* per-thread batch refills */
+	uint64_t direct_fills;     /* large requests filled from a one-use key */
+	uint64_t reseeds_initial;  /* first seeding of the base key */
+	uint64_t reseeds_timer;    /* scheduled reseeds (interval elapsed) */
+	uint64_t reseeds_forced;   /* surand_reseed() calls */
+	uint64_t reseeds_fork;     /* re-seeds in a fork child */
+	uint64_t reseeds_catastrophic; /* reseeds that included the entropy pool */
+	uint64_t rekeys;           /* thread keys taken from the base key */
+	uint64_t threads_seen;     /* threads that ever drew bytes */
+	uint64_t slots_in_use;     /* per-thread slots currently held */
+	uint64_t slots_total;      /* per-thread slots mapped */
+	uint64_t fork_generation;  /* fork()s this process's line has seen */
+	uint64_t fallback_signal;  /* nested (signal-handler) calls sent to the kernel */
+	uint64_t fallback_nomem;   /* calls sent to the kernel for want of a slot */
+	uint64_t fallback_urandom; /* seeds read from /dev/urandom (getrandom refused) */
+	uint32_t vdso_fold;        /* 1: every key folds in vDSO getrandom bytes */
+	uint32_t droppable;        /* 1: state in MAP_DROPPABLE memory, 0: WIPEONFORK */
+	uint32_t reseed_ceiling_s; /* reseed interval ceiling in seconds */
+	uint32_t reserved0;
+	/* input side (entropy pool) */
+	uint64_t pool_credit_bits;     /* bits credited since the last catastrophic reseed */
+	uint64_t events;               /* surand_add_event() calls */
+	uint64_t entropy_bytes_added;  /* bytes given to surand_add_entropy() */
+};
+
+int surand_stats(struct surand_stats *st, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Reproducible streams (NOT the secure generator)                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A keyed, seekable ChaCha20 stream for simulations and verification: the same
+ * (seed, stream_id) gives the same bytes on every machine and every SIMD body.
+ * It never reseeds and erases no key: whoever holds the seed can reproduce
+ * every byte.  Use surand_bytes() for keys, nonces and anything secret.
+ * Layout: ChaCha20 (20 rounds), key = seed, 64-bit nonce = stream_id, 64-bit
+ * block counter = offset / 64; byte i of the stream is byte i % 64 of block
+ * i / 64.
+ */
+struct surand_stream {
+	uint32_t key[8];
+	uint64_t nonce;
+	uint64_t offset;    /* next byte of the stream */
+	uint8_t buf[64];    /* the block that holds offset, when buf_valid */
+	uint32_t buf_valid;
+	uint32_t reserved;
+};
+
+void surand_stream_init(struct surand_stream *s, const uint8_t seed[32], uint64_t stream_id);
+void surand_stream_bytes(struct surand_stream *s, void *buf, size_t len);
+uint64_t surand_stream_u64(struct surand_stream *s);
+void surand_stream_seek(struct surand_stream *s, uint64_t offset);
+/* Wipes the stream's key and buffer. */
+void surand_stream_wipe(struct surand_stream *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SURAND_H */

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs every optional package surand's tests and benchmarks use (Debian 12, root).
+# The library itself needs only a C compiler and make; `make check` skips (with the
+# apt-get line) what is missing here, and CI (SURAND_REQUIRE_ALL=1) fails instead.
+set -euo pipefail
+PKGS=(
+  build-essential pkg-config
+  libssl-dev openssl           # differential tests, OpenSSL peers in the benchmark
+  libsodium-dev                # differential tests, libsodium peer
+  fuse3 libfuse3-dev           # surandfs
+  dieharder rng-tools5         # statistical batteries (dieharder, rngtest)
+  gnuplot-nox                  # surand bench --plot
+  clang libclang-rt-14-dev llvm # libFuzzer, LeakSanitizer
+  valgrind cppcheck clang-tidy
+  python3
+  qemu-system-x86 busybox-static cpio kmod linux-headers-amd64  # kernel module under qemu
+)
+if [ "$(id -u)" != 0 ]; then echo "install-deps: run as root (apt-get)" >&2; exit 77; fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${PKGS[@]}" >/dev/null
+echo "install-deps: installed ${#PKGS[@]} packages"

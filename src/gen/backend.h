@@ -1,0 +1,103 @@
+/*
+ * backend.h - the one interface every generator design implements.
+ *
+ * One file per design under src/gen/; the front end (src/api.c) knows the
+ * designs only through this vtable and picks one, once, into a pointer
+ * (libsodium style).  Optional members may be NULL; the front end then uses
+ * a generic fallback (noted at each member).
+ *
+ * The contract every backend keeps:
+ *  - never unseeded output: fill() seeds (waiting for the kernel) or fails;
+ *  - distinct output across threads and across fork(): all its shared state
+ *    is in wipe-on-fork memory (surand_secmem_alloc) or reset in
+ *    atfork_child, where its locks are re-initialised too;
+ *  - fill() is never re-entered on the same thread: the front end's
+ *    per-thread in-use flag sends a nested call (a signal handler that
+ *    interrupted a call) to the lock-free kernel path, so a backend that
+ *    takes a lock cannot deadlock on itself;
+ *  - no crash on any input; len may be anything, buf is valid for len.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SURAND_GEN_BACKEND_H
+#define SURAND_GEN_BACKEND_H
+
+#include "internal.h"
+
+/* Properties a design declares (tests check what each flag promises). */
+enum surand_backend_props {
+	SURAND_BP_BACKTRACK_PER_CALL = 1u << 0, /* state after a call regenerates none of its bytes */
+	SURAND_BP_BACKTRACK_RESEED   = 1u << 1, /* backtracking protection only at reseed */
+	SURAND_BP_LOCK_FAST_PATH     = 1u << 2, /* takes a lock on every call */
+	SURAND_BP_PER_CPU            = 1u << 3, /* state per (simulated) CPU or node */
+	SURAND_BP_PER_THREAD         = 1u << 4, /* state per thread */
+	SURAND_BP_SHARED_POOL        = 1u << 5, /* reads a shared hashed pool */
+	SURAND_BP_SHARED_WRITES      = 1u << 6, /* writes memory other threads use on each call */
+};
+
+struct surand_backend {
+	const char *name;
+	const char *summary;  /* one line for --help and the bench */
+	unsigned props;       /* enum surand_backend_props */
+	/* Once, before the first fill; 0 or -errno.  NULL: nothing to set up. */
+	int (*init)(void);
+	/* Fills buf[0..len) entirely; 0 or -errno (only when no seed can be had). */
+	int (*fill)(void *buf, size_t len);
+	/* surand_reseed(); 0 or -errno.  NULL: the base key is reseeded (gen/base.c). */
+	int (*reseed)(void);
+	/* Calling thread exits: wipe and release per-thread state.  NULL: none. */
+	void (*thread_exit)(void);
+	/* In the fork child, in the forking thread: re-init locks, drop state. */
+	void (*atfork_child)(void);
+	/* Adds the design's counters to st (front end fills the common fields). */
+	void (*stats)(struct surand_stats *st);
+};
+
+/* The registry (gen/registry.c): NULL-terminated, the default first. */
+extern const struct surand_backend *const surand_backends[] SURAND_HIDDEN;
+const struct surand_backend *surand_backend_find(const char *name) SURAND_HIDDEN;
+
+extern const struct surand_backend surand_backend_thread SURAND_HIDDEN;
+
+/* ---- gen/base.c: the process-wide base key (shared by several designs) ----
+ *
+ * A 256-bit key and a generation, behind one lock that is taken only at
+ * (re)seed and when a consumer (re)keys.  Seeded lazily from the kernel and
+ * reseeded on a schedule (1 s growing to the ceiling, as Linux does), on
+ * surand_reseed() and in a fork child.  Generation 0 never occurs: a zeroed
+ * consumer state (fork wipe, dropped page) therefore always re-keys.
+ */
+enum surand_reseed_cause {
+	SURAND_RESEED_INITIAL,
+	SURAND_RESEED_TIMER,
+	SURAND_RESEED_FORCED,
+	SURAND_RESEED_FORK,
+};
+
+/*
+ * Fast key erasure: one ChaCha20 block of the base key gives a new base key
+ * (replacing the old at once) and out_key.  Seeds or reseeds first when
+ * needed.  *gen receives the generation out_key belongs to.  0 or -errno.
+ * May block (first seed); cancellation is disabled while the lock is held.
+ */
+int surand_base_derive(uint32_t out_key[8], uint64_t *gen) SURAND_HIDDEN;
+/* The current generation (relaxed load; one shared read-mostly word). */
+uint64_t surand_base_generation(void) SURAND_HIDDEN;
+/* Reseeds now if the schedule says so (cheap check first). */
+void surand_base_maybe_reseed(uint64_t now_ns) SURAND_HIDDEN;
+/* Reseeds now; 0 or -errno. */
+int surand_base_reseed(enum surand_reseed_cause cause) SURAND_HIDDEN;
+/* The reseed interval now, in ns (grows 1 s -> ceiling with the base's age). */
+uint64_t surand_base_interval_ns(uint64_t now_ns) SURAND_HIDDEN;
+void surand_base_atfork_child(void) SURAND_HIDDEN;
+void surand_base_stats(struct surand_stats *st) SURAND_HIDDEN;
+
+/* ---- gen/common.c: helpers the designs share ------------------------------ */
+/* XORs n fresh kernel bytes (vDSO, else getrandom) into key; 1 if folded. */
+int surand_fold_kernel(uint32_t key[8], size_t n) SURAND_HIDDEN;
+/*
+ * Large requests: one-use key -> ChaCha20 straight into buf (tail through a
+ * wiped stack block); the key is wiped before return.
+ */
+void surand_fill_from_key(uint32_t key[8], void *buf, size_t len) SURAND_HIDDEN;
+
+#endif /* SURAND_GEN_BACKEND_H */

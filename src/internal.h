@@ -1,0 +1,110 @@
+/*
+ * internal.h - prototypes shared inside libsurand (never installed).
+ *
+ * Sections: visibility, CPU features and the ChaCha20 dispatcher (cpu.c),
+ * wipe-on-fork memory (secmem.c), configuration (config.c), the kernel as
+ * seed source (entropy/kernel.c), and the clock.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SURAND_INTERNAL_H
+#define SURAND_INTERNAL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "surand.h"
+#include "crypto/chacha20.h"
+
+/* Definitions of the public API carry SURAND_API; everything else is hidden. */
+#define SURAND_API __attribute__((visibility("default")))
+#define SURAND_HIDDEN __attribute__((visibility("hidden")))
+
+#define SURAND_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SURAND_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SURAND_CACHELINE 64
+
+/* ---- cpu.c: features read once, ChaCha20 body chosen once ----------------- */
+struct surand_cpu_features {
+	int ssse3, avx2, avx512f, rdrand, rdseed; /* usable: CPU and OS (xgetbv) */
+};
+const struct surand_cpu_features *surand_cpu_features(void) SURAND_HIDDEN;
+
+/*
+ * The ChaCha20 entry everything else calls: the best body for this CPU, or the
+ * one SURAND_CHACHA_IMPL forces.  Same contract as the bodies (chacha20.h).
+ */
+void surand_chacha20_blocks(const uint32_t key[8], uint64_t counter, uint64_t nonce,
+			    uint8_t *out, size_t nblocks) SURAND_HIDDEN;
+/* Name of the body in use: "portable", "ssse3", "avx2" or "avx512". */
+const char *surand_chacha20_impl_name(void) SURAND_HIDDEN;
+/* A body by name, or NULL when unknown or not supported here (tests, bench). */
+surand_chacha20_fn surand_chacha20_impl_by_name(const char *name) SURAND_HIDDEN;
+/* Blocks per call of the chosen body's widest path (1, 4, 8 or 16). */
+unsigned surand_chacha20_width(void) SURAND_HIDDEN;
+
+/* ---- secmem.c: memory for secrets ---------------------------------------- */
+/*
+ * Page-granular memory that a fork child sees as zeros, that is never in a
+ * core dump and (best effort) never swapped: MAP_DROPPABLE where the kernel
+ * has it (6.11+), else MADV_WIPEONFORK + MADV_DONTDUMP + mlock.  With
+ * MAP_DROPPABLE a page may also read as zero at any time (memory pressure), so
+ * every user keeps a nonzero "valid" word in each page it relies on and
+ * treats zero as "re-key".  Returns NULL (errno set) on failure.
+ */
+void *surand_secmem_alloc(size_t len) SURAND_HIDDEN;
+void surand_secmem_free(void *p, size_t len) SURAND_HIDDEN;
+/* 1: pages are MAP_DROPPABLE; 0: WIPEONFORK; -1: neither (fork generation used). */
+int surand_secmem_kind(void) SURAND_HIDDEN;
+/* Bumped by the atfork child handler: what detects fork() where wipe-on-fork is absent. */
+extern volatile uint64_t surand_fork_generation SURAND_HIDDEN;
+
+/* ---- config.c: the environment, read once with secure_getenv -------------- */
+struct surand_config {
+	const char *backend;        /* SURAND_BACKEND, NULL: default */
+	unsigned reseed_ceiling_s;  /* SURAND_RESEED_SECS: 1..300, default 60 */
+	int trust_cpu;              /* SURAND_TRUST_CPU=1 */
+	int debug;                  /* SURAND_DEBUG=1 */
+	const char *chacha_impl;    /* SURAND_CHACHA_IMPL */
+};
+const struct surand_config *surand_config(void) SURAND_HIDDEN;
+/* One clear line on stderr, "surand: ...". Async-signal-safe (write(2)). */
+void surand_warn(const char *fmt, ...) SURAND_HIDDEN __attribute__((format(printf, 1, 2)));
+/* Prints "surand: FATAL: <msg>" and abort()s: the fail-closed exit. */
+void surand_fatal(const char *msg) SURAND_HIDDEN __attribute__((noreturn));
+
+/* ---- entropy/kernel.c: the kernel as seed source -------------------------- */
+/*
+ * Fills buf entirely from the kernel's CRNG: getrandom(2) (waiting for
+ * readiness unless GRND_NONBLOCK is in flags); on ENOSYS/EPERM /dev/urandom,
+ * read only after poll() on /dev/random says the kernel pool is ready.
+ * Returns 0 or a negative errno (-EAGAIN: not ready and NONBLOCK; -EINTR).
+ * Async-signal-safe.  Handles EINTR of getrandom itself by retrying.
+ */
+int surand_kernel_fill(void *buf, size_t len, unsigned flags) SURAND_HIDDEN;
+/* 1 when the kernel's CRNG is ready (getrandom would not block); cached once true. */
+int surand_kernel_ready(void) SURAND_HIDDEN;
+/*
+ * The vDSO's getrandom, with a per-thread state of its own: fills buf and
+ * returns 0, or -1 when the vDSO is absent (or the thread has no state).
+ * Lock-free and async-signal-safe (the vDSO falls back to the syscall when a
+ * nested call finds its state in use).
+ */
+int surand_vdso_fill(void *buf, size_t len) SURAND_HIDDEN;
+int surand_vdso_available(void) SURAND_HIDDEN;
+/* Releases the calling thread's vDSO state (thread exit). */
+void surand_vdso_thread_exit(void) SURAND_HIDDEN;
+/* Counters: seeds that came from /dev/urandom. */
+uint64_t surand_kernel_urandom_fallbacks(void) SURAND_HIDDEN;
+
+/* ---- time ----------------------------------------------------------------- */
+/* CLOCK_MONOTONIC_COARSE in ns (vDSO, no syscall); tests may inject a clock. */
+uint64_t surand_now_ns(void) SURAND_HIDDEN;
+
+/* ---- stats helpers -------------------------------------------------------- */
+/* Relaxed counters in memory shared by threads: only on slow paths. */
+#define SURAND_COUNT(var) __atomic_fetch_add(&(var), 1, __ATOMIC_RELAXED)
+#define SURAND_COUNT_N(var, n) __atomic_fetch_add(&(var), (n), __ATOMIC_RELAXED)
+#define SURAND_LOAD(var) __atomic_load_n(&(var), __ATOMIC_RELAXED)
+
+#endif /* SURAND_INTERNAL_H */

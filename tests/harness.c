@@ -1,0 +1,156 @@
+/* harness.c - see harness.h.  SPDX-License-Identifier: MIT */
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *t_prog = "test";
+static int t_passed, t_failed, t_skipped;
+static int t_cur_failed, t_cur_skipped;
+static const char *t_cur_name;
+static int t_require_all;
+
+void t_init(int argc, char **argv)
+{
+	const char *p, *env;
+
+	(void)argc;
+	if (argv && argv[0]) {
+		p = strrchr(argv[0], '/');
+		t_prog = p ? p + 1 : argv[0];
+	}
+	env = getenv("SURAND_REQUIRE_ALL");
+	t_require_all = env && strcmp(env, "1") == 0;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+int t_quick(void)
+{
+	const char *env = getenv("SURAND_TEST_QUICK");
+	return env && strcmp(env, "1") == 0;
+}
+
+void t_fail_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t_cur_failed)
+		return;
+	t_cur_failed = 1;
+	printf("FAIL %s/%s: %s:%d: ", t_prog, t_cur_name ? t_cur_name : "?", file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+void t_skip(const char *why, const char *apt_pkg)
+{
+	t_cur_skipped = 1;
+	if (t_require_all) {
+		printf("FAIL %s/%s: skipped under SURAND_REQUIRE_ALL=1: %s%s%s%s\n", t_prog,
+		       t_cur_name, why, apt_pkg ? " (apt-get install " : "", apt_pkg ? apt_pkg : "",
+		       apt_pkg ? ")" : "");
+		t_cur_failed = 1;
+		return;
+	}
+	printf("SKIP %s/%s: %s%s%s%s\n", t_prog, t_cur_name, why,
+	       apt_pkg ? " (apt-get install " : "", apt_pkg ? apt_pkg : "", apt_pkg ? ")" : "");
+}
+
+int t_case_failed(void)
+{
+	return t_cur_failed;
+}
+
+void t_run_case(const char *name, void (*fn)(void))
+{
+	t_cur_name = name;
+	t_cur_failed = 0;
+	t_cur_skipped = 0;
+	fflush(stdout);
+	fn();
+	if (t_cur_failed)
+		t_failed++;
+	else if (t_cur_skipped)
+		t_skipped++;
+	else {
+		t_passed++;
+		printf("PASS %s/%s\n", t_prog, name);
+	}
+	fflush(stdout);
+	t_cur_name = NULL;
+}
+
+int t_done(void)
+{
+	return t_failed ? 1 : 0;
+}
+
+size_t t_memdiff(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (x[i] != y[i])
+			return i;
+	return (size_t)-1;
+}
+
+static int t_nib(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+long t_hex(const char *hex, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+	int hi = -1, v;
+
+	for (; *hex; hex++) {
+		if (*hex == ' ' || *hex == '\n' || *hex == '\t' || *hex == ':')
+			continue;
+		v = t_nib((unsigned char)*hex);
+		if (v < 0)
+			return -1;
+		if (hi < 0) {
+			hi = v;
+		} else {
+			if (n >= cap)
+				return -1;
+			out[n++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	return hi < 0 ? (long)n : -1;
+}
+
+uint64_t t_rand64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void t_randbytes(uint64_t *s, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if ((i & 7) == 0)
+			v = t_rand64(s);
+		p[i] = (unsigned char)v;
+		v >>= 8;
+	}
+}

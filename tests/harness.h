@@ -1,0 +1,76 @@
+/*
+ * harness.h - the small shared test harness.
+ *
+ * Each test binary runs cases with T_RUN(fn); each case prints one line:
+ *   PASS <binary>/<case>
+ *   FAIL <binary>/<case>: <file>:<line>: <what>
+ *   SKIP <binary>/<case>: <why> (apt-get install <pkg>)
+ * scripts/run-tests.sh adds the lines of every binary and script and ends the
+ * run with "N passed, N failed, N skipped".
+ */
+#ifndef SURAND_TEST_HARNESS_H
+#define SURAND_TEST_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+void t_init(int argc, char **argv);
+int t_done(void); /* exit status: 0 if no case failed */
+void t_run_case(const char *name, void (*fn)(void));
+void t_fail_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Marks the running case skipped; the case must return right after. */
+void t_skip(const char *why, const char *apt_pkg);
+int t_case_failed(void);
+/* Environment: SURAND_REQUIRE_ALL=1 (skips count as failures), SURAND_TEST_QUICK=1. */
+int t_quick(void);
+
+#define T_RUN(fn) t_run_case(#fn, fn)
+
+#define T_ASSERT(cond)                                                    \
+	do {                                                              \
+		if (!(cond)) {                                            \
+			t_fail_at(__FILE__, __LINE__, "assert %s", #cond); \
+			return;                                           \
+		}                                                         \
+	} while (0)
+
+#define T_ASSERT_MSG(cond, ...)                                   \
+	do {                                                      \
+		if (!(cond)) {                                    \
+			t_fail_at(__FILE__, __LINE__, __VA_ARGS__); \
+			return;                                   \
+		}                                                 \
+	} while (0)
+
+#define T_ASSERT_EQ_U64(a, b)                                                          \
+	do {                                                                           \
+		unsigned long long t_a_ = (unsigned long long)(a),                     \
+				   t_b_ = (unsigned long long)(b);                     \
+		if (t_a_ != t_b_) {                                                    \
+			t_fail_at(__FILE__, __LINE__, "%s == %s: %llu != %llu", #a, #b, \
+				  t_a_, t_b_);                                         \
+			return;                                                        \
+		}                                                                      \
+	} while (0)
+
+#define T_ASSERT_MEM_EQ(a, b, n)                                                       \
+	do {                                                                           \
+		size_t t_off_ = t_memdiff((a), (b), (n));                              \
+		if (t_off_ != (size_t)-1) {                                            \
+			t_fail_at(__FILE__, __LINE__, "%s == %s differ at byte %zu of %zu", \
+				  #a, #b, t_off_, (size_t)(n));                        \
+			return;                                                        \
+		}                                                                      \
+	} while (0)
+
+/* Offset of the first differing byte, or (size_t)-1. */
+size_t t_memdiff(const void *a, const void *b, size_t n);
+/* Parses hex (whitespace ignored) into out; returns the byte count or -1. */
+long t_hex(const char *hex, uint8_t *out, size_t cap);
+/* A fast non-cryptographic PRNG for test inputs (splitmix64). */
+uint64_t t_rand64(uint64_t *state);
+void t_randbytes(uint64_t *state, void *buf, size_t len);
+
+#endif
