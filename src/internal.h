@@ -94,6 +94,8 @@ int surand_vdso_fill(void *buf, size_t len) SURAND_HIDDEN;
 int surand_vdso_available(void) SURAND_HIDDEN;
 /* Releases the calling thread's vDSO state (thread exit). */
 void surand_vdso_thread_exit(void) SURAND_HIDDEN;
+/* Fork child: re-initialise the locks of kernel.c. */
+void surand_kernel_atfork_child(void) SURAND_HIDDEN;
 /* Counters: seeds that came from /dev/urandom. */
 uint64_t surand_kernel_urandom_fallbacks(void) SURAND_HIDDEN;
 
