@@ -123,7 +123,7 @@ static int kernel_path(void *buf, size_t len)
 	return surand_kernel_fill(buf, len, 0);
 }
 
-static int fill_slow(void *buf, size_t len)
+static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len)
 {
 	const struct surand_backend *be;
 	int r;
@@ -178,7 +178,7 @@ static inline int fill(void *buf, size_t len)
 
 /* ==== 3. bytes =============================================================== */
 
-SURAND_API void surand_bytes(void *buf, size_t len)
+static inline __attribute__((always_inline)) void bytes_impl(void *buf, size_t len)
 {
 	int r;
 
@@ -193,6 +193,11 @@ SURAND_API void surand_bytes(void *buf, size_t len)
 		errno = -r;
 		surand_fatal("no seed from the kernel (getrandom(2) and /dev/urandom both refused)");
 	}
+}
+
+SURAND_API void surand_bytes(void *buf, size_t len)
+{
+	bytes_impl(buf, len);
 }
 
 SURAND_API ssize_t surand_getrandom(void *buf, size_t len, unsigned int flags)
@@ -268,7 +273,7 @@ SURAND_API uint32_t surand_u32(void)
 {
 	uint32_t v;
 
-	surand_bytes(&v, sizeof(v));
+	bytes_impl(&v, sizeof(v));
 	return v;
 }
 
@@ -276,7 +281,7 @@ SURAND_API uint64_t surand_u64(void)
 {
 	uint64_t v;
 
-	surand_bytes(&v, sizeof(v));
+	bytes_impl(&v, sizeof(v));
 	return v;
 }
 

@@ -35,17 +35,13 @@ struct base_state {
 
 static struct base_state *base;                 /* one secmem page */
 static pthread_mutex_t base_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t base_gen = 1;                   /* read lock-free by consumers */
+uint64_t surand_base_gen_v = 1;                 /* read lock-free by consumers */
+#define base_gen surand_base_gen_v
 static uint64_t next_reseed_ns;                 /* read lock-free: 0 = not scheduled */
 static uint64_t n_reseed[4];                    /* by enum surand_reseed_cause */
 static uint64_t n_derive;
 
 /* ==== seeding and reseeding ================================================= */
-
-uint64_t surand_base_generation(void)
-{
-	return __atomic_load_n(&base_gen, __ATOMIC_ACQUIRE);
-}
 
 uint64_t surand_base_interval_ns(uint64_t now_ns)
 {

@@ -246,17 +246,52 @@ static int slot_refill(struct slot *s)
 }
 
 /*
+ * Moves n bytes from src to dst and zeroes them at src.  Requests of up to 16
+ * bytes (the common u32/u64/nonce sizes) use two overlapping fixed-size moves
+ * each way instead of calls to memcpy and memset.
+ */
+static inline __attribute__((always_inline)) void move_and_zero(uint8_t *dst, uint8_t *src,
+								  uint32_t n)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+		a = 0;
+		memcpy(src, &a, 8);
+		memcpy(src + n - 8, &a, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&c, src, 4);
+		memcpy(&d, src + n - 4, 4);
+		memcpy(dst, &c, 4);
+		memcpy(dst + n - 4, &d, 4);
+		c = 0;
+		memcpy(src, &c, 4);
+		memcpy(src + n - 4, &c, 4);
+	} else {
+		memcpy(dst, src, n);
+		memset(src, 0, n);
+	}
+	/* The zeroing stores are never dead: bytes handed out never stay. */
+	__asm__ __volatile__("" : : "r"(src) : "memory");
+}
+
+/*
  * Copies n buffered bytes out and zeroes them in the batch.  Returns 0, or -1
  * when the slot's page was dropped (or the generation moved) during the copy:
  * then buf is wiped and the caller retries.
  */
-static int slot_take(struct slot *s, uint8_t *buf, uint32_t n, uint64_t gen)
+static inline __attribute__((always_inline)) int slot_take(struct slot *s, uint8_t *buf,
+							   uint32_t n, uint64_t gen)
 {
 	uint32_t pos = s->h.pos;
 
-	memcpy(buf, s->batch + pos, n);
 	/* Bytes handed out never stay in memory. */
-	surand_wipe(s->batch + pos, n);
+	move_and_zero(buf, s->batch + pos, n);
 	/* Order the copy before the re-check: a dropped page reads gen == 0. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (SURAND_UNLIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {
@@ -304,7 +339,7 @@ static int slot_direct(struct slot *s, uint8_t *buf, size_t len)
 /* Lock-free kernel path: a slot could not be had. */
 static uint64_t n_fallback_nomem;
 
-static int thread_fill_slow(uint8_t *buf, size_t len)
+static __attribute__((noinline, cold)) int thread_fill_slow(uint8_t *buf, size_t len)
 {
 	struct slot *s = tls_slot;
 	uint32_t avail, n;
