@@ -364,11 +364,11 @@ static void fork_children_distinct(void)
 	T_ASSERT_MSG(find_dup(recs, N + 1, 32) < 0, "two fork children (or a child and the parent) repeated 32 bytes");
 }
 
-static volatile int stop_reseeder;
+static int stop_reseeder;
 static void *reseeder(void *arg)
 {
 	(void)arg;
-	while (!stop_reseeder)
+	while (!__atomic_load_n(&stop_reseeder, __ATOMIC_RELAXED))
 		surand_reseed(); /* holds the base lock again and again */
 	return NULL;
 }
@@ -379,7 +379,7 @@ static void fork_while_base_locked(void)
 	int i, status, hung = 0;
 
 	(void)surand_u32();
-	stop_reseeder = 0;
+	__atomic_store_n(&stop_reseeder, 0, __ATOMIC_RELAXED);
 	T_ASSERT(pthread_create(&th, NULL, reseeder, NULL) == 0);
 	for (i = 0; i < 200 && !hung; i++) {
 		pid_t pid = fork();
@@ -394,7 +394,7 @@ static void fork_while_base_locked(void)
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 			hung = 1;
 	}
-	stop_reseeder = 1;
+	__atomic_store_n(&stop_reseeder, 1, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	T_ASSERT_MSG(!hung, "a child forked during a reseed died or deadlocked (fork %d)", i);
 }
