@@ -320,19 +320,48 @@ SURAND_API double surand_double(void)
 
 /* ==== 5. control and stats =================================================== */
 
+/*
+ * The control calls take locks too (the base lock, a backend's).  While one
+ * runs, the thread counts as busy, so a signal handler's call in between takes
+ * the lock-free kernel path instead of a lock this thread already holds (a
+ * handler that drew during surand_reseed() deadlocked: tests/test_storms.c);
+ * a control call nested in another call refuses with EAGAIN, never deadlocks.
+ */
+static int control_enter(int *saved)
+{
+	if (tls_state == TS_BUSY) {
+		errno = EAGAIN;
+		return -1;
+	}
+	*saved = tls_state;
+	tls_state = TS_BUSY;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static void control_leave(int saved)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tls_state = saved;
+}
+
 SURAND_API int surand_reseed(void)
 {
 	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
-	int r;
+	int r, saved;
 
+	if (control_enter(&saved) != 0)
+		return -1;
 	if (!be) {
 		be = backend_init();
 		if (!be) {
+			control_leave(saved);
 			errno = init_err ? -init_err : EAGAIN;
 			return -1;
 		}
 	}
 	r = be->reseed ? be->reseed() : surand_base_reseed(SURAND_RESEED_FORCED);
+	control_leave(saved);
 	if (r < 0) {
 		errno = -r;
 		return -1;
@@ -343,7 +372,7 @@ SURAND_API int surand_reseed(void)
 SURAND_API int surand_set_backend(const char *name)
 {
 	const struct surand_backend *be, *cur;
-	int r = 0;
+	int r = 0, saved;
 
 	if (!name) {
 		errno = EINVAL;
@@ -354,6 +383,8 @@ SURAND_API int surand_set_backend(const char *name)
 		errno = EINVAL;
 		return -1;
 	}
+	if (control_enter(&saved) != 0)
+		return -1;
 	pthread_mutex_lock(&init_lock);
 	cur = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 	if (cur && cur != be)
@@ -361,6 +392,7 @@ SURAND_API int surand_set_backend(const char *name)
 	else
 		requested = be;
 	pthread_mutex_unlock(&init_lock);
+	control_leave(saved);
 	if (r) {
 		errno = r;
 		return -1;
@@ -389,11 +421,14 @@ SURAND_API int surand_stats(struct surand_stats *st, size_t size)
 {
 	struct surand_stats s;
 	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+	int saved;
 
 	if (!st || size < 2 * sizeof(uint32_t)) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (control_enter(&saved) != 0)
+		return -1;
 	memset(&s, 0, sizeof(s));
 	s.version = 1;
 	snprintf(s.backend, sizeof(s.backend), "%s", be ? be->name : choose()->name);
@@ -405,6 +440,7 @@ SURAND_API int surand_stats(struct surand_stats *st, size_t size)
 	s.droppable = surand_secmem_kind() == 1;
 	if (be && be->stats)
 		be->stats(&s);
+	control_leave(saved);
 	if (size > sizeof(s))
 		size = sizeof(s);
 	s.size = (uint32_t)size;
