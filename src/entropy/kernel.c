@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef GRND_NONBLOCK
@@ -69,12 +70,30 @@ static ssize_t sys_getrandom(void *buf, size_t len, unsigned flags)
 }
 
 /*
+ * Raw system calls, not libc's open/poll/read/close: those are cancellation
+ * points, and a thread cancelled inside one leaked the descriptor
+ * (tests/test_storms.c, cancel_urandom); an LD_PRELOAD interposer of open and
+ * read never sees these reads either.
+ */
+static int raw_open(const char *path)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
+
+static int raw_poll_in(int fd, int nonblock)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	struct timespec zero = {0, 0};
+
+	return (int)syscall(SYS_ppoll, &pfd, 1, nonblock ? &zero : NULL, NULL, 0);
+}
+
+/*
  * /dev/urandom only after poll() on /dev/random says the kernel pool is
  * initialised: urandom itself would hand out unseeded bytes on an old kernel.
  */
 static int urandom_fill(uint8_t *p, size_t len, unsigned flags)
 {
-	struct pollfd pfd;
 	int fd, r;
 	ssize_t n;
 
@@ -83,37 +102,37 @@ static int urandom_fill(uint8_t *p, size_t len, unsigned flags)
 		return -EACCES;
 #endif
 	if (!__atomic_load_n(&kernel_ready_v, __ATOMIC_RELAXED)) {
-		fd = open("/dev/random", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		fd = raw_open("/dev/random");
 		if (fd < 0)
 			return -errno;
-		pfd.fd = fd;
-		pfd.events = POLLIN;
 		do
-			r = poll(&pfd, 1, (flags & GRND_NONBLOCK) ? 0 : -1);
+			r = raw_poll_in(fd, flags & GRND_NONBLOCK);
 		while (r < 0 && errno == EINTR);
-		close(fd);
 		if (r < 0)
-			return -errno;
+			r = -errno;
+		(void)syscall(SYS_close, fd);
+		if (r < 0)
+			return r;
 		if (r == 0)
 			return -EAGAIN;
 		__atomic_store_n(&kernel_ready_v, 1, __ATOMIC_RELAXED);
 	}
-	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = raw_open("/dev/urandom");
 	if (fd < 0)
 		return -errno;
 	while (len) {
-		n = read(fd, p, len);
+		n = syscall(SYS_read, fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			r = n < 0 ? -errno : -EIO;
-			close(fd);
+			(void)syscall(SYS_close, fd);
 			return r;
 		}
 		p += n;
 		len -= (size_t)n;
 	}
-	close(fd);
+	(void)syscall(SYS_close, fd);
 	SURAND_COUNT(urandom_fallbacks);
 	return 0;
 }
