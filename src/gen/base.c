@@ -45,11 +45,15 @@ static uint64_t n_derive;
 
 uint64_t surand_base_interval_ns(uint64_t now_ns)
 {
-	uint64_t ceiling = (uint64_t)surand_config()->reseed_ceiling_s * NS_PER_S, age, iv;
+	uint64_t ceiling = (uint64_t)surand_config()->reseed_ceiling_s * NS_PER_S, age, iv, born;
+	/* Read without the lock (every refill asks): atomic loads of what
+	 * reseed_locked() stores under it (TSan: tests/test_storms.c). */
+	struct base_state *b = __atomic_load_n(&base, __ATOMIC_ACQUIRE);
 
-	if (!base || !base->valid || now_ns < base->born_ns)
+	born = b ? __atomic_load_n(&b->born_ns, __ATOMIC_RELAXED) : 0;
+	if (!b || !__atomic_load_n(&b->valid, __ATOMIC_RELAXED) || now_ns < born)
 		return RESEED_START_INTERVAL_NS < ceiling ? RESEED_START_INTERVAL_NS : ceiling;
-	age = now_ns - base->born_ns;
+	age = now_ns - born;
 	iv = age / 2;
 	if (iv < RESEED_START_INTERVAL_NS)
 		iv = RESEED_START_INTERVAL_NS;
@@ -67,9 +71,10 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	int i, r;
 
 	if (!base) {
-		base = surand_secmem_alloc(sizeof(*base));
-		if (!base)
+		struct base_state *b = surand_secmem_alloc(sizeof(*base));
+		if (!b)
 			return -ENOMEM;
+		__atomic_store_n(&base, b, __ATOMIC_RELEASE);
 	}
 	r = surand_kernel_fill(seed, sizeof(seed), 0);
 	if (r < 0) {
@@ -85,8 +90,8 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	memcpy(base->key, block, 32);
 	now = surand_now_ns();
 	if (!base->valid || cause == SURAND_RESEED_FORK || cause == SURAND_RESEED_INITIAL)
-		base->born_ns = now;
-	base->valid = 1;
+		__atomic_store_n(&base->born_ns, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&base->valid, 1, __ATOMIC_RELAXED);
 	surand_wipe(k, sizeof(k));
 	surand_wipe(seed, sizeof(seed));
 	surand_wipe(block, sizeof(block));
