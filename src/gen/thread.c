@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 /* ==== 1. the slot ============================================================
  *
@@ -30,10 +31,12 @@
  *   bytes    0 .. 959   the batch: 15 ChaCha20 blocks of output
  *   bytes  960 .. 1023  the header; its first 32 bytes are the key
  *
- * A refill runs the widest body over all 16 blocks of the slot at once (the
- * key is copied out first): blocks 0-14 become the batch, and the first half of
- * block 15 lands exactly on the header's key field and *is* the next key — fast
- * key erasure with no copy.  The rest of block 15 is overwritten by the header.
+ * A refill runs the widest body over 16 blocks at once (the key is copied out
+ * first): blocks 0-14 become the batch, and the first half of block 15 becomes
+ * the header's key field, the next key (fast key erasure).  The pass runs into
+ * a wiped stack buffer and is copied in after the slot's generation is sealed
+ * (slot_seal): written in place it overwrote the generation, and a page
+ * dropped before the header was rewritten returned a zero batch.
  * Why 15 blocks: 16 is the AVX-512 body's width, so a refill is one pass of the
  * widest body, and the slot stays at 1 KiB per thread (target: at most 2 KiB);
  * see BENCHMARKS.md for the measurements behind the choice.
@@ -130,8 +133,12 @@ static int slab_grow(void)
 	c = surand_secmem_alloc(SLOTS_PER_CHUNK * sizeof(struct slot));
 	if (!c)
 		return -ENOMEM;
-	m = calloc(SLOTS_PER_CHUNK, sizeof(*m));
-	if (!m) {
+	/* mmap, not calloc: a thread's first call may come from a signal handler
+	 * that interrupted malloc (calloc deadlocked on the arena lock there:
+	 * tests/test_faults.c, first_call_in_handler).  Zeroed, not secret. */
+	m = mmap(NULL, SLOTS_PER_CHUNK * sizeof(*m), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
 		surand_secmem_free(c, SLOTS_PER_CHUNK * sizeof(struct slot));
 		return -ENOMEM;
 	}
@@ -185,6 +192,21 @@ static struct slot *slot_acquire(void)
 
 /* ==== 3. keying and refilling =============================================== */
 
+/*
+ * MAP_DROPPABLE: a page may read as zeros from any moment on.  Every write of
+ * secret data into a slot is therefore preceded by the write of its nonzero
+ * generation ("sealed" first): a drop at any later moment zeroes the
+ * generation too, and every reader, which re-checks the generation after
+ * copying, re-keys.  Written after the data instead (or overwritten by the
+ * data), a drop in between left a valid generation over a zero batch, and
+ * surand_bytes returned zeros (tests/test_faults.c, droppable).
+ */
+static inline void slot_seal(struct slot *s, uint64_t gen)
+{
+	__atomic_store_n(&s->h.gen, gen, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE); /* the seal before the data stores */
+}
+
 /* Takes a fresh key from the base; kernel bytes are folded in before the
  * thread's first batch, so a thread's stream never rests on the base alone. */
 static int slot_rekey(struct slot *s, uint64_t now)
@@ -197,11 +219,13 @@ static int slot_rekey(struct slot *s, uint64_t now)
 	if (r < 0)
 		return r;
 	(void)surand_fold_kernel(k, FOLD_BYTES);
+	/* The generation first (see slot_seal): a page dropped while the key is
+	 * written reads gen 0, never a valid header over a zero key. */
+	slot_seal(s, gen);
 	memcpy(s->h.key, k, 32);
 	surand_wipe(k, sizeof(k));
 	/* Unreturned bytes of the old key are dropped, not kept. */
 	surand_wipe(s->batch, sizeof(s->batch));
-	s->h.gen = gen;
 	s->h.pos = BATCH_BYTES;
 	s->h.cranks = 0;
 	s->h.rekey_ns = now;
@@ -230,24 +254,37 @@ static int slot_refill(struct slot *s)
 {
 	struct slot_hdr h;
 	uint32_t k[8];
+	uint8_t pass[SLOT_BYTES];
 	int r;
 
 	r = slot_ensure_key(s);
 	if (r < 0)
 		return r;
 	h = s->h;
+	SURAND_LOAD_FENCE();
+	/* Dropped since the key was checked (or during the copy): the key read
+	 * may be zeros, a public key.  Retry from the re-key. */
+	if (SURAND_UNLIKELY(h.gen == 0 || __atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != h.gen)) {
+		surand_wipe(&h, sizeof(h));
+		return -EAGAIN;
+	}
 	memcpy(k, h.key, 32);
 	/* VM clones: fresh kernel bytes in every batch's key (vDSO only). */
 	if (surand_vdso_available())
 		(void)surand_fold_kernel(k, FOLD_BYTES);
-	surand_chacha20_blocks(k, 0, 0, (uint8_t *)s, SLOT_BLOCKS);
-	/* The key that made this batch is gone: block 15 already replaced it. */
+	/* One pass of the widest body, off the droppable page: the slot's
+	 * generation is sealed before the batch and the next key land in it. */
+	surand_chacha20_blocks(k, 0, 0, pass, SLOT_BLOCKS);
 	surand_wipe(k, sizeof(k));
 	surand_wipe(h.key, sizeof(h.key));
-	s->h.gen = h.gen;
-	s->h.pos = 0;
+	slot_seal(s, h.gen);
+	memcpy(s->batch, pass, BATCH_BYTES);
+	/* The key that made this batch is gone: block 15 replaces it. */
+	memcpy(s->h.key, pass + BATCH_BYTES, 32);
+	surand_wipe(pass, sizeof(pass));
 	s->h.cranks = h.cranks + SLOT_BLOCKS;
 	s->h.rekey_ns = h.rekey_ns;
+	s->h.pos = 0;
 	TLS_ADD(tls_refills, 1);
 	return 0;
 }
@@ -329,8 +366,10 @@ static int slot_direct(struct slot *s, uint8_t *buf, size_t len)
 		k[i] = surand_load32_le(block + 32 + 4 * i);
 	surand_wipe(block, sizeof(block));
 	SURAND_LOAD_FENCE();
-	if (SURAND_UNLIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {
-		surand_wipe(k, sizeof(k)); /* page dropped: the key we read may be zeros */
+	/* gen 0: dropped before it was read; changed: dropped since.  Either way
+	 * the key read may be zeros. */
+	if (SURAND_UNLIKELY(gen == 0 || __atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {
+		surand_wipe(k, sizeof(k));
 		return -EAGAIN;
 	}
 	s->h.cranks += 1 + len / 64;
@@ -350,6 +389,7 @@ static __attribute__((noinline, cold)) int thread_fill_slow(uint8_t *buf, size_t
 {
 	struct slot *s = tls_slot;
 	uint32_t avail, n;
+	uint64_t gen;
 	int r, retries = 0;
 
 	if (!s) {
@@ -375,12 +415,19 @@ static __attribute__((noinline, cold)) int thread_fill_slow(uint8_t *buf, size_t
 		}
 		if (s->h.gen == 0 || s->h.gen != surand_base_generation() || s->h.pos >= BATCH_BYTES) {
 			r = slot_refill(s);
+			if (r == -EAGAIN)
+				continue; /* the page was dropped meanwhile */
 			if (r < 0)
 				return r;
 		}
+		/* The generation the copy is checked against is read first and is
+		 * never 0: a page dropped before this line is not "unchanged". */
+		gen = s->h.gen;
+		if (SURAND_UNLIKELY(gen == 0))
+			continue;
 		avail = BATCH_BYTES - s->h.pos;
 		n = len < avail ? (uint32_t)len : avail;
-		if (slot_take(s, buf, n, s->h.gen) != 0)
+		if (slot_take(s, buf, n, gen) != 0)
 			continue;
 		buf += n;
 		len -= n;
