@@ -1,0 +1,1028 @@
+/*
+ * test_faults.c - every backend when the kernel or the process refuses what
+ * the library needs.  Each case runs in a fresh process per backend.
+ *
+ *   seccomp ENOSYS / EPERM   a REAL seccomp filter (no_new_privs + BPF) makes
+ *                            getrandom(2) fail: the library reads /dev/urandom
+ *                            (after poll() on /dev/random) and works.
+ *   kernel refused           the filter, and /dev/urandom and /dev/random
+ *                            unreadable (a private mount namespace binds a mode
+ *                            000 file over both and the capabilities are
+ *                            dropped; where no namespace can be had, the test
+ *                            hook SURAND_TEST_KF_ALL_DENIED): surand_getrandom
+ *                            and surand_getentropy return -1 with errno,
+ *                            surand_reseed -1, and surand_bytes and every
+ *                            integer call abort with exactly one line on stderr,
+ *                            never returning (so never zeros).
+ *   refused after seeding    seeded first, then refused: surand_reseed fails,
+ *                            a fork child (whose state is wiped) fails closed
+ *                            instead of continuing the parent's stream.
+ *   secret memory refused    every surand_secmem_alloc fails (test hook), and
+ *                            the slab's growth fails once under 80 threads:
+ *                            calls succeed from the kernel or fail with ENOMEM.
+ *   address space full       RLIMIT_AS at the current size (plain builds).
+ *   descriptors exhausted    RLIMIT_NOFILE 3: with getrandom available
+ *                            nothing changes; with it refused the fallback fails
+ *                            with EMFILE (surand_bytes aborts) and works again
+ *                            once a descriptor is free.
+ *   pages dropped            MADV_PAGEOUT on every MAP_DROPPABLE mapping (the
+ *                            reclaim path drops such pages instead of swapping
+ *                            them): after each drop and while a thread drops
+ *                            them in a loop, output is full, not zero, never
+ *                            repeated, and passes the FIPS tests.
+ *   first call in a handler  a thread's first call made by a signal handler
+ *                            that interrupted malloc() while the slab must grow.
+ * Each prints a RELIABILITY line (tests/reliability.h).
+ * SPDX-License-Identifier: MIT
+ */
+#include <linux/capability.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+#include "reliability.h"
+#include "stress/fips.h"
+#include "test_hooks.h"
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+static struct surand_stats stats_now(void)
+{
+	struct surand_stats st;
+
+	surand_stats(&st, sizeof(st));
+	return st;
+}
+
+static int all_words_nonzero(const uint8_t *p, size_t n)
+{
+	return !rel_has_zero_word(p, n - n % 8);
+}
+
+/* ---- probes: a call that must abort -------------------------------------------- */
+
+struct probe_result {
+	int status;       /* wait status of the probe */
+	int lines;        /* lines it wrote on stderr */
+	int prefixed;     /* every line starts "surand: " */
+	ssize_t returned; /* bytes it sent back after the call returned (must be 0) */
+	char err[512];
+};
+
+/*
+ * Runs fn in a forked child with stderr captured and no core dump; prep (if
+ * any) runs in the child first.  fn must not return: if it does, the child
+ * sends the 16 bytes the call produced back, and the probe counts them.
+ */
+static void probe(void (*prep)(void), void (*fn)(uint8_t *buf), struct probe_result *r)
+{
+	int ep[2], dp[2];
+	ssize_t n;
+	size_t got = 0;
+	pid_t pid;
+	uint8_t back[64];
+
+	memset(r, 0, sizeof(*r));
+	if (pipe(ep) != 0 || pipe(dp) != 0) {
+		r->status = -1;
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit no = {0, 0};
+		uint8_t buf[4096];
+
+		setrlimit(RLIMIT_CORE, &no);
+		dup2(ep[1], 2);
+		close(ep[0]);
+		close(dp[0]);
+		if (prep)
+			prep();
+		memset(buf, 0, sizeof(buf));
+		fn(buf);
+		_exit(write(dp[1], buf, 16) == 16 ? 0 : 2);
+	}
+	close(ep[1]);
+	close(dp[1]);
+	while (got + 1 < sizeof(r->err) && (n = read(ep[0], r->err + got, sizeof(r->err) - 1 - got)) > 0)
+		got += (size_t)n;
+	r->err[got] = 0;
+	while ((n = read(dp[0], back, sizeof(back))) > 0)
+		r->returned += n;
+	close(ep[0]);
+	close(dp[0]);
+	waitpid(pid, &r->status, 0);
+	r->prefixed = 1;
+	for (char *line = r->err; *line; r->lines++) {
+		char *nl = strchr(line, '\n');
+		if (strncmp(line, "surand: ", 8) != 0)
+			r->prefixed = 0;
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+}
+
+static int probe_aborted(const struct probe_result *r)
+{
+	return r->status != -1 && WIFSIGNALED(r->status) && WTERMSIG(r->status) == SIGABRT &&
+	       r->lines == 1 && r->prefixed && r->returned == 0;
+}
+
+static void p_bytes16(uint8_t *b)
+{
+	surand_bytes(b, 16);
+}
+static void p_bytes4k(uint8_t *b)
+{
+	surand_bytes(b, 4096);
+}
+static void p_u32(uint8_t *b)
+{
+	uint32_t v = surand_u32();
+	memcpy(b, &v, 4);
+}
+static void p_u64(uint8_t *b)
+{
+	uint64_t v = surand_u64();
+	memcpy(b, &v, 8);
+}
+static void p_uniform(uint8_t *b)
+{
+	uint64_t v = surand_uniform(1000);
+	memcpy(b, &v, 8);
+}
+static void p_double(uint8_t *b)
+{
+	double v = surand_double();
+	memcpy(b, &v, 8);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(uint8_t *);
+} abort_calls[] = {
+	{"surand_bytes(16)", p_bytes16}, {"surand_bytes(4096)", p_bytes4k},
+	{"surand_u32", p_u32},           {"surand_u64", p_u64},
+	{"surand_uniform", p_uniform},   {"surand_double", p_double},
+};
+#define N_ABORT_CALLS (sizeof(abort_calls) / sizeof(abort_calls[0]))
+
+/* Every call without an error return aborts with one line. 0 on success. */
+static int all_calls_abort(void (*prep)(void), int *aborted)
+{
+	struct probe_result r;
+	size_t i;
+
+	*aborted = 0;
+	for (i = 0; i < N_ABORT_CALLS; i++) {
+		probe(prep, abort_calls[i].fn, &r);
+		if (!probe_aborted(&r)) {
+			t_fail_at(__FILE__, __LINE__,
+				  "%s without a seed: status 0x%x, %d stderr lines (\"%.200s\"), %zd bytes "
+				  "returned",
+				  abort_calls[i].name, r.status, r.lines, r.err, r.returned);
+			return -1;
+		}
+		(*aborted)++;
+	}
+	return 0;
+}
+
+/* ---- denying /dev/urandom ------------------------------------------------------ */
+
+/*
+ * A private mount namespace (a user namespace too when not root) in which a
+ * mode 000 file is bound over /dev/urandom and /dev/random, then every
+ * capability dropped, so even root gets EACCES.  Returns 0 and describes the
+ * method in how, or -1 where no namespace can be had.
+ */
+static int deny_dev_random(char *how, size_t howlen)
+{
+	char path[] = "/tmp/surand-denied-XXXXXX";
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[2];
+	int fd, userns = 0;
+
+	if (unshare(CLONE_NEWNS) != 0) {
+		char map[64];
+		unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+			return -1;
+		userns = 1;
+		fd = open("/proc/self/setgroups", O_WRONLY);
+		if (fd >= 0) {
+			(void)!write(fd, "deny", 4);
+			close(fd);
+		}
+		snprintf(map, sizeof(map), "0 %u 1", uid);
+		fd = open("/proc/self/uid_map", O_WRONLY);
+		if (fd < 0 || write(fd, map, strlen(map)) < 0)
+			return -1;
+		close(fd);
+		snprintf(map, sizeof(map), "0 %u 1", gid);
+		fd = open("/proc/self/gid_map", O_WRONLY);
+		if (fd < 0 || write(fd, map, strlen(map)) < 0)
+			return -1;
+		close(fd);
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return -1;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	fchmod(fd, 0);
+	close(fd);
+	if (mount(path, "/dev/urandom", NULL, MS_BIND, NULL) != 0 ||
+	    mount(path, "/dev/random", NULL, MS_BIND, NULL) != 0) {
+		unlink(path);
+		return -1;
+	}
+	unlink(path);
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &hdr, data) != 0)
+		return -1;
+	/* The denial is in force for this process (control). */
+	fd = open("/dev/urandom", O_RDONLY);
+	if (fd >= 0 || errno != EACCES) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	snprintf(how, howlen, "mount namespace%s, mode 000 file over /dev/[u]random, no capabilities",
+		 userns ? " (user namespace)" : "");
+	return 0;
+}
+
+/* Refuses every kernel seed source: seccomp for getrandom, then the devices. */
+static int refuse_kernel(char *how, size_t howlen)
+{
+	char dev[160];
+
+	if (rel_seccomp_refuse_getrandom(ENOSYS) != 0) {
+		t_fail_at(__FILE__, __LINE__, "seccomp filter: %s", strerror(errno));
+		return -1;
+	}
+	if (deny_dev_random(dev, sizeof(dev)) != 0) {
+		/* No namespace here (an unprivileged container): the library's own
+		 * open of /dev/urandom is refused by the test hook instead. */
+		surand_test_kernel_fault(SURAND_TEST_KF_ALL_DENIED);
+		snprintf(dev, sizeof(dev), "test hook KF_ALL_DENIED (no mount namespace here)");
+	}
+	snprintf(how, howlen, "seccomp getrandom ENOSYS + %s", dev);
+	return 0;
+}
+
+/* ==== seccomp: getrandom refused, /dev/urandom used ============================== */
+
+static void seccomp_case(int err)
+{
+	uint8_t a[64], b[64], c[64];
+	int fds[2], st, ok;
+	pid_t pid;
+
+	if (rel_select_backend() != 0)
+		return;
+	T_ASSERT_MSG(rel_seccomp_refuse_getrandom(err) == 0, "seccomp: %s", strerror(errno));
+	surand_bytes(a, sizeof(a));
+	T_ASSERT(surand_getrandom(b, sizeof(b), 0) == (ssize_t)sizeof(b));
+	T_ASSERT(surand_getrandom(c, 16, SURAND_GRND_NONBLOCK) == 16);
+	T_ASSERT(all_words_nonzero(a, 64) && all_words_nonzero(b, 64));
+	T_ASSERT(memcmp(a, b, 64) != 0);
+	T_ASSERT_MSG(stats_now().fallback_urandom >= 1, "no seed came from /dev/urandom");
+	/* A fork child seeds from /dev/urandom too, and differs. */
+	T_ASSERT(pipe(fds) == 0);
+	pid = fork();
+	if (pid == 0) {
+		surand_bytes(c, 64);
+		_exit(write(fds[1], c, 64) == 64 && stats_now().fallback_urandom >= 1 ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	T_ASSERT(read(fds[0], c, 64) == 64);
+	surand_bytes(b, 64);
+	ok = memcmp(c, b, 64) != 0 && memcmp(c, a, 64) != 0;
+	rel_report(err == ENOSYS ? "seccomp-getrandom-ENOSYS" : "seccomp-getrandom-EPERM",
+		   rel_fmt("real seccomp filter, %llu seeds from /dev/urandom, fork child",
+			   (unsigned long long)stats_now().fallback_urandom),
+		   ok, ok ? 0 : 1, 0, 0);
+	T_ASSERT_MSG(ok, "the fork child repeated the parent under seccomp");
+}
+
+static void seccomp_enosys_child(void)
+{
+	seccomp_case(ENOSYS);
+}
+
+static void seccomp_eperm_child(void)
+{
+	seccomp_case(EPERM);
+}
+
+/* ==== kernel refused ============================================================ */
+
+static void kernel_refused_child(void)
+{
+	uint8_t b[64];
+	char how[256];
+	int aborted = 0, e;
+
+	if (rel_select_backend() != 0)
+		return;
+	if (refuse_kernel(how, sizeof(how)) != 0)
+		return;
+	errno = 0;
+	T_ASSERT_MSG(surand_getrandom(b, 32, 0) == -1 && errno != 0, "getrandom without a seed");
+	e = errno;
+	T_ASSERT_MSG(e == EACCES || e == ENOSYS || e == EPERM || e == EIO,
+		     "errno %d (%s): not one surand_getrandom documents", e, strerror(e));
+	errno = 0;
+	T_ASSERT(surand_getrandom(b, 32, SURAND_GRND_NONBLOCK) == -1 && errno != 0);
+	errno = 0;
+	T_ASSERT(surand_getrandom(b, 32, SURAND_GRND_INSECURE) == -1 && errno != 0);
+	errno = 0;
+	T_ASSERT(surand_getentropy(b, 32) == -1 && errno != 0);
+	errno = 0;
+	T_ASSERT(surand_reseed() == -1 && errno != 0);
+	/* Statistics still answer (they hold no state). */
+	T_ASSERT(surand_stats(&(struct surand_stats){0}, sizeof(struct surand_stats)) == 0);
+	if (all_calls_abort(NULL, &aborted) != 0)
+		return;
+	rel_report("kernel-refused",
+		   rel_fmt("%s; getrandom/getentropy/reseed -1 (errno %d), %d calls aborted "
+			   "with one stderr line",
+			   how, e, aborted),
+		   1, 0, 0, 0);
+}
+
+/* Seeded first, then refused: nothing unseeded, nothing of the parent's. */
+static void refused_after_seed_child(void)
+{
+	uint8_t a[64], b[64];
+	char how[256];
+	int fds[2], st, aborted = 0;
+	pid_t pid;
+	struct probe_result r;
+
+	if (rel_select_backend() != 0)
+		return;
+	surand_bytes(a, sizeof(a));
+	if (refuse_kernel(how, sizeof(how)) != 0)
+		return;
+	errno = 0;
+	T_ASSERT_MSG(surand_reseed() == -1 && errno != 0,
+		     "surand_reseed succeeded with every kernel source refused");
+	/* A fork child's state is wiped: it must fail closed, not go on from the
+	 * parent's state. */
+	T_ASSERT(pipe(fds) == 0);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		ssize_t n = surand_getrandom(b, 64, 0);
+		_exit(n == -1 ? 0 : write(fds[1], b, 64) == 64 ? 1 : 2);
+	}
+	waitpid(pid, &st, 0);
+	close(fds[1]);
+	T_ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		     "a fork child produced bytes with every kernel source refused (status 0x%x)", st);
+	close(fds[0]);
+	probe(NULL, p_bytes16, &r);
+	T_ASSERT_MSG(probe_aborted(&r), "surand_bytes in a fork child without a seed: status 0x%x, "
+					"%d lines, %zd bytes returned",
+		     r.status, r.lines, r.returned);
+	aborted++;
+	rel_report("kernel-refused-after-seed",
+		   rel_fmt("seeded, then %s; reseed -1, fork child getrandom -1, surand_bytes aborted",
+			   how),
+		   1, 0, 0, 0);
+}
+
+/* ==== secret memory refused ======================================================= */
+
+static void secmem_fail_child(void)
+{
+	uint8_t v[200][32];
+	long ok_calls = 0, enomem = 0, i;
+	unsigned long long dups;
+
+	if (rel_select_backend() != 0)
+		return;
+	surand_test_secmem_fail(1 << 30);
+	for (i = 0; i < 200; i++) {
+		ssize_t n;
+		errno = 0;
+		n = surand_getrandom(v[ok_calls], 32, 0);
+		if (n == 32) {
+			T_ASSERT_MSG(all_words_nonzero(v[ok_calls], 32), "zeros returned without secmem");
+			ok_calls++;
+		} else {
+			T_ASSERT_MSG(n == -1 && errno == ENOMEM, "getrandom %zd errno %d", n, errno);
+			enomem++;
+		}
+	}
+	dups = rel_count_dups(v, (size_t)ok_calls, 32);
+	surand_test_secmem_fail(0);
+	surand_bytes(v[0], 32);
+	T_ASSERT(all_words_nonzero(v[0], 32));
+	rel_report("secmem-all-fail",
+		   rel_fmt("every secret-memory map refused: %ld calls served (kernel path), %ld ENOMEM",
+			   ok_calls, enomem),
+		   dups == 0, dups, 0, 0);
+	T_ASSERT_MSG(dups == 0, "%llu repeated values without secret memory", dups);
+}
+
+#define GROW_THREADS 80
+static pthread_barrier_t grow_bar;
+static uint8_t grow_vals[GROW_THREADS][32];
+static int grow_drawn[GROW_THREADS];
+
+static void *grow_worker(void *arg)
+{
+	long i = (long)arg;
+
+	surand_bytes(grow_vals[i], 32);
+	__atomic_store_n(&grow_drawn[i], 1, __ATOMIC_RELEASE);
+	pthread_barrier_wait(&grow_bar); /* hold the slot until all have one */
+	return NULL;
+}
+
+static void slab_grow_fail_child(void)
+{
+	pthread_t th[GROW_THREADS];
+	unsigned long long dups, zero = 0;
+	uint64_t nomem0;
+	long i;
+
+	if (rel_select_backend() != 0)
+		return;
+	(void)surand_u64();
+	nomem0 = stats_now().fallback_nomem;
+	T_ASSERT(pthread_barrier_init(&grow_bar, NULL, GROW_THREADS + 1) == 0);
+	for (i = 0; i < GROW_THREADS; i++) {
+		if (i == GROW_THREADS / 2 + 20)
+			surand_test_secmem_fail(1); /* about when the first chunk is full */
+		T_ASSERT(pthread_create(&th[i], NULL, grow_worker, (void *)i) == 0);
+		/* one at a time, so the failure lands on one growth */
+		while (!__atomic_load_n(&grow_drawn[i], __ATOMIC_ACQUIRE))
+			sched_yield();
+	}
+	pthread_barrier_wait(&grow_bar);
+	for (i = 0; i < GROW_THREADS; i++)
+		pthread_join(th[i], NULL);
+	surand_test_secmem_fail(0);
+	for (i = 0; i < GROW_THREADS; i++)
+		zero += rel_has_zero_word(grow_vals[i], 32);
+	dups = rel_count_dups(grow_vals, GROW_THREADS, 32);
+	rel_report("slab-grow-fail",
+		   rel_fmt("%d threads holding state, one secret-memory map refused mid-way (%llu calls "
+			   "sent to the kernel)",
+			   GROW_THREADS, (unsigned long long)(stats_now().fallback_nomem - nomem0)),
+		   dups == 0 && zero == 0, dups, 0, 0);
+	T_ASSERT_MSG(zero == 0, "%llu values hold a zero word", zero);
+	T_ASSERT_MSG(dups == 0, "%llu repeated values", dups);
+	if (strcmp(rel_backend(), "thread") == 0)
+		T_ASSERT_MSG(stats_now().fallback_nomem > nomem0, "no call fell back (nothing tested)");
+}
+
+/* ==== address space full ============================================================ */
+
+static long vm_size_kib(void)
+{
+	char line[256];
+	long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static void rlimit_as_child(void)
+{
+	static uint8_t v[100][32];
+	struct rlimit old, lim;
+	long ok_calls = 0, enomem = 0, i, kb;
+	unsigned long long dups;
+	struct probe_result r;
+
+	if (rel_select_backend() != 0)
+		return;
+	printf("# address space limited to the current size\n"); /* stdio buffers exist now */
+	kb = vm_size_kib();
+	T_ASSERT(kb > 0 && getrlimit(RLIMIT_AS, &old) == 0);
+	lim.rlim_cur = (rlim_t)kb * 1024 + 16384;
+	lim.rlim_max = old.rlim_max;
+	T_ASSERT(setrlimit(RLIMIT_AS, &lim) == 0);
+	for (i = 0; i < 100; i++) {
+		ssize_t n;
+		errno = 0;
+		n = surand_getrandom(v[ok_calls], 32, 0);
+		if (n == 32) {
+			if (!all_words_nonzero(v[ok_calls], 32))
+				break;
+			ok_calls++;
+		} else if (n == -1 && errno == ENOMEM) {
+			enomem++;
+		} else {
+			break;
+		}
+	}
+	/* surand_bytes: bytes or one line and abort, nothing else. */
+	probe(NULL, p_bytes16, &r);
+	setrlimit(RLIMIT_AS, &old);
+	T_ASSERT_MSG(i == 100, "call %ld under RLIMIT_AS: neither bytes nor ENOMEM", i);
+	T_ASSERT_MSG((WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0 && r.returned == 16) ||
+			     probe_aborted(&r),
+		     "surand_bytes under RLIMIT_AS: status 0x%x, %d lines", r.status, r.lines);
+	dups = rel_count_dups(v, (size_t)ok_calls, 32);
+	surand_bytes(v[0], 32);
+	T_ASSERT(all_words_nonzero(v[0], 32));
+	rel_report("rlimit-as",
+		   rel_fmt("RLIMIT_AS = current size + 16 KiB: %ld calls served, %ld ENOMEM, "
+			   "surand_bytes %s",
+			   ok_calls, enomem, probe_aborted(&r) ? "aborted" : "served"),
+		   dups == 0, dups, 0, 0);
+	T_ASSERT(dups == 0);
+}
+
+/* ==== descriptors exhausted ========================================================== */
+
+static struct rlimit nofile_old;
+
+static void limit_fds(void)
+{
+	struct rlimit lim;
+	int fd;
+
+	getrlimit(RLIMIT_NOFILE, &nofile_old);
+	/* Only 0, 1, 2: every other descriptor is closed, and no new one opens. */
+	for (fd = 3; fd < 1024; fd++)
+		close(fd);
+	lim.rlim_cur = 3;
+	lim.rlim_max = nofile_old.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &lim);
+}
+
+static void emfile_case(int refuse)
+{
+	uint8_t a[32], b[32];
+	struct probe_result r;
+	int st;
+	pid_t pid;
+	ssize_t n;
+	int e;
+
+	if (rel_select_backend() != 0)
+		return;
+	if (refuse)
+		T_ASSERT_MSG(rel_seccomp_refuse_getrandom(ENOSYS) == 0, "seccomp: %s", strerror(errno));
+	/* The check runs in a child with descriptors 0..2 only; its verdict
+	 * comes back as the exit status. */
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		limit_fds();
+		errno = 0;
+		n = surand_getrandom(a, 32, 0);
+		e = errno;
+		if (refuse) {
+			/* No descriptor for /dev/random: -1/EMFILE, never zeros. */
+			if (n != -1 || e != EMFILE)
+				_exit(10);
+			setrlimit(RLIMIT_NOFILE, &nofile_old); /* one free again */
+			n = surand_getrandom(b, 32, 0);
+			if (n != 32 || !all_words_nonzero(b, 32) || stats_now().fallback_urandom < 1)
+				_exit(11);
+		} else if (n != 32 || !all_words_nonzero(a, 32)) {
+			_exit(12);
+		}
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	T_ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		     "descriptors exhausted%s: check %d failed (status 0x%x)",
+		     refuse ? ", getrandom refused" : "", WIFEXITED(st) ? WEXITSTATUS(st) : -1, st);
+	if (refuse) {
+		probe(limit_fds, p_bytes16, &r);
+		T_ASSERT_MSG(probe_aborted(&r), "surand_bytes with no descriptor and no getrandom: "
+						"status 0x%x, %d lines (\"%.200s\")",
+			     r.status, r.lines, r.err);
+	}
+	rel_report(refuse ? "emfile-getrandom-refused" : "emfile",
+		   refuse ? "RLIMIT_NOFILE 3 + seccomp getrandom ENOSYS: -1/EMFILE, surand_bytes "
+			    "aborted; served again with a descriptor free"
+			  : "RLIMIT_NOFILE 3: served by getrandom, no descriptor needed",
+		   1, 0, 0, 0);
+}
+
+static void emfile_child(void)
+{
+	emfile_case(0);
+}
+
+static void emfile_refused_child(void)
+{
+	emfile_case(1);
+}
+
+/* ==== pages dropped ================================================================== */
+
+struct range {
+	uintptr_t start, end;
+};
+
+/* Every mapping of this process whose VmFlags hold `flag` (e.g. "dp"). */
+static int mappings_with(const char *flag, struct range *out, int cap)
+{
+	char line[512], want[8];
+	uintptr_t s = 0, e = 0;
+	int n = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), " %s", flag);
+	while (fgets(line, sizeof(line), f)) {
+		uintptr_t a, b;
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && line[0] != ' ' && strchr(line, '-') &&
+		    strncmp(line, "VmFlags", 7) != 0) {
+			s = a;
+			e = b;
+		} else if (strncmp(line, "VmFlags:", 8) == 0) {
+			char *p = line + 8, *q;
+			while ((q = strstr(p, want)) != NULL) {
+				if (q[strlen(want)] == ' ' || q[strlen(want)] == '\n') {
+					if (n < cap) {
+						out[n].start = s;
+						out[n].end = e;
+					}
+					n++;
+					break;
+				}
+				p = q + 1;
+			}
+		}
+	}
+	fclose(f);
+	return n < cap ? n : cap;
+}
+
+static struct range drop_r[64];
+static int drop_n;
+
+static void drop_all(void)
+{
+	for (int i = 0; i < drop_n; i++)
+		(void)madvise((void *)drop_r[i].start, drop_r[i].end - drop_r[i].start, MADV_PAGEOUT);
+}
+
+static int drop_stop;
+static long drops_done;
+static void *dropper(void *arg)
+{
+	long i = 0;
+
+	(void)arg;
+	while (!__atomic_load_n(&drop_stop, __ATOMIC_RELAXED)) {
+		if (++i % 64 == 0)
+			drop_n = mappings_with("dp", drop_r, 64); /* new chunks, new vDSO states */
+		drop_all();
+		__atomic_fetch_add(&drops_done, 1, __ATOMIC_RELAXED);
+		sched_yield();
+	}
+	return NULL;
+}
+
+#define DROP_THREADS 3
+#define DROP_VALS 100000
+static uint8_t (*drop_vals)[16];
+static long drop_nv[DROP_THREADS];
+static unsigned long long drop_zero_unrecorded;
+
+static void *drop_drawer(void *arg)
+{
+	long t = (long)arg;
+	uint8_t scratch[64];
+
+	while (!__atomic_load_n(&drop_stop, __ATOMIC_RELAXED)) {
+		if (drop_nv[t] < DROP_VALS) {
+			surand_bytes(drop_vals[t * DROP_VALS + drop_nv[t]], 16);
+			drop_nv[t]++;
+		} else {
+			surand_bytes(scratch, sizeof(scratch));
+			if (!all_words_nonzero(scratch, sizeof(scratch)))
+				__atomic_fetch_add(&drop_zero_unrecorded, 1, __ATOMIC_RELAXED);
+		}
+	}
+	return NULL;
+}
+
+/* After drop_all(): did some droppable page really read back as zeros? */
+static int some_page_dropped(void)
+{
+	static const uint8_t z[64];
+
+	for (int i = 0; i < drop_n; i++)
+		if (memcmp((void *)drop_r[i].start, z, 64) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A key read from a dropped page is all zeros: output made from it is
+ * ChaCha20 under the zero key, public.  The 16-byte windows (every offset) of
+ * the zero key's first 1024 bytes under every nonce the designs use.
+ */
+static const uint64_t zero_key_nonces[] = {
+	0, 0x656e6f2d6e776f64ull /* down-one */, 0x7463657269642d75ull /* u-direct */,
+	0x6576697265642d62ull /* b-derive */, 0x6465657365722d62ull /* b-reseed */,
+};
+#define ZK_N (sizeof(zero_key_nonces) / sizeof(zero_key_nonces[0]))
+static uint8_t zk_win[ZK_N * (1024 - 15)][16];
+
+static int cmp16(const void *a, const void *b)
+{
+	return memcmp(a, b, 16);
+}
+
+static void zero_key_windows(void)
+{
+	static const uint32_t zero[8];
+	uint8_t ks[1024];
+	size_t n = 0, i, j;
+
+	for (i = 0; i < ZK_N; i++) {
+		surand_chacha20_blocks_portable(zero, 0, zero_key_nonces[i], ks, 16);
+		for (j = 0; j + 16 <= sizeof(ks); j++)
+			memcpy(zk_win[n++], ks + j, 16);
+	}
+	qsort(zk_win, n, 16, cmp16);
+}
+
+static int from_zero_key(const uint8_t v[16])
+{
+	return bsearch(v, zk_win, sizeof(zk_win) / 16, 16, cmp16) != NULL;
+}
+
+static void droppable_child(void)
+{
+	static uint8_t seq[4000][16];
+	pthread_t d, th[DROP_THREADS];
+	uint64_t rekeys0;
+	unsigned long long dups, zero = 0, public = 0;
+	long i, n = 0, fips_fail = 0, blocks = 0;
+	int dropped_seen = 0;
+	double t0, secs = rel_stress() || rel_slow_checker() ? 2.0 : 0.3;
+	uint8_t *slot;
+	size_t slot_size = 0;
+	struct fips_rates fr;
+
+	if (rel_select_backend() != 0)
+		return;
+	(void)surand_u64();
+	if (!stats_now().droppable) {
+		rel_report("droppable-pageout", "MAP_DROPPABLE absent here (kernel < 6.11): nothing drops", 1,
+			   0, 0, 0);
+		printf("# MAP_DROPPABLE is not available: state pages cannot be dropped\n");
+		return;
+	}
+	drop_n = mappings_with("dp", drop_r, 64);
+	T_ASSERT_MSG(drop_n > 0, "stats say droppable but no mapping has VmFlags dp");
+	/* Sequential: draw, drop everything, check the page really went, draw. */
+	rekeys0 = stats_now().rekeys;
+	slot = strcmp(rel_backend(), "thread") == 0 ? surand_test_thread_slot(&slot_size) : NULL;
+	for (i = 0; i < 1000; i++) {
+		static const size_t sizes[] = {16, 4, 33, 100, 960, 4096};
+		uint8_t big[4096];
+		size_t len = sizes[i % 6];
+
+		surand_bytes(seq[n++], 16);
+		drop_all();
+		if (slot) {
+			static const uint8_t zero_slot[1024];
+			/* The drop happened: the slot reads as zero (gen 0 = re-key). */
+			if (memcmp(slot, zero_slot, slot_size < 1024 ? slot_size : 1024) == 0)
+				dropped_seen++;
+		} else if (some_page_dropped()) {
+			dropped_seen++;
+		}
+		surand_bytes(big, len);
+		T_ASSERT_MSG(len < 8 || all_words_nonzero(big, len),
+			     "a %zu-byte request right after a drop holds a zero word", len);
+		memcpy(seq[n++], big, 16);
+		if (len < 16)
+			surand_bytes(seq[n - 1], 16);
+		surand_bytes(seq[n++], 16);
+	}
+	T_ASSERT_MSG(dropped_seen > 900, "MADV_PAGEOUT dropped the slot only %d times of 1000",
+		     dropped_seen);
+	if (slot)
+		T_ASSERT_MSG(stats_now().rekeys > rekeys0 + 900, "rekeys %llu -> %llu after 1000 drops",
+			     (unsigned long long)rekeys0, (unsigned long long)stats_now().rekeys);
+	/* Concurrent: one thread drops everything in a loop while three draw. */
+	drop_vals = calloc((size_t)DROP_THREADS * DROP_VALS, 16);
+	T_ASSERT(drop_vals);
+	for (i = 0; i < DROP_THREADS; i++)
+		T_ASSERT(pthread_create(&th[i], NULL, drop_drawer, (void *)i) == 0);
+	T_ASSERT(pthread_create(&d, NULL, dropper, NULL) == 0);
+	t0 = rel_now();
+	while (rel_now() - t0 < secs) {
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+	__atomic_store_n(&drop_stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < DROP_THREADS; i++)
+		pthread_join(th[i], NULL);
+	pthread_join(d, NULL);
+	{
+		long total = n;
+		uint8_t (*all)[16];
+
+		for (i = 0; i < DROP_THREADS; i++)
+			total += drop_nv[i];
+		all = malloc((size_t)total * 16);
+		T_ASSERT(all);
+		memcpy(all, seq, (size_t)n * 16);
+		total = n;
+		for (i = 0; i < DROP_THREADS; i++) {
+			memcpy(all + total, drop_vals + i * DROP_VALS, (size_t)drop_nv[i] * 16);
+			total += drop_nv[i];
+		}
+		zero_key_windows();
+		for (i = 0; i < total; i++) {
+			zero += rel_has_zero_word(all[i], 16);
+			public += from_zero_key(all[i]);
+		}
+		zero += drop_zero_unrecorded;
+		dups = rel_count_dups(all, (size_t)total, 16);
+		free(all);
+		n = total;
+	}
+	/* The 16-byte draws of each thread, read as a stream, pass FIPS. */
+	T_ASSERT(fips_rates(&fr) == 0);
+	for (i = 0; i < DROP_THREADS; i++) {
+		const uint8_t *p = (const uint8_t *)(drop_vals + i * DROP_VALS);
+		size_t bytes = (size_t)drop_nv[i] * 16;
+		for (size_t off = 0; off + FIPS_BLOCK_BYTES <= bytes; off += FIPS_BLOCK_BYTES) {
+			blocks++;
+			if (fips_block(p + off))
+				fips_fail++;
+		}
+	}
+	rel_report("droppable-pageout",
+		   rel_fmt("MADV_PAGEOUT of every droppable page: 1000 sequential drops (%d seen), "
+			   "%ld concurrent drop passes under %d drawing threads, %ld values, %ld FIPS "
+			   "blocks (%ld failed, tolerance %ld)",
+			   dropped_seen, drops_done, DROP_THREADS, n, blocks, fips_fail,
+			   fips_tolerance(blocks, fr.total)),
+		   dups == 0 && zero == 0 && public == 0 && fips_fail <= fips_tolerance(blocks, fr.total),
+		   dups, 0, 0);
+	T_ASSERT_MSG(drops_done > 10, "only %ld drop passes ran", drops_done);
+	T_ASSERT_MSG(public == 0, "%llu values are zero-key ChaCha20 output (a dropped key was used)",
+		     public);
+	T_ASSERT_MSG(zero == 0, "%llu values hold a zero 8-byte word after drops", zero);
+	T_ASSERT_MSG(dups == 0, "%llu repeated values after drops", dups);
+	T_ASSERT_MSG(fips_fail <= fips_tolerance(blocks, fr.total), "%ld of %ld FIPS blocks failed",
+		     fips_fail, blocks);
+	free(drop_vals);
+}
+
+/* ==== first call from a signal handler that interrupted malloc ========================= */
+
+#define FIRST_ROUNDS 6
+#define HOLDERS_MAX (64 * FIRST_ROUNDS + 8)
+static int hold_release, holders_in;
+static volatile int first_done;
+static uint8_t first_vals[FIRST_ROUNDS][16];
+static int first_round;
+
+static void *holder(void *arg)
+{
+	struct timespec ts = {0, 1000000};
+
+	(void)arg;
+	(void)surand_u64(); /* takes a slot and keeps it */
+	__atomic_fetch_add(&holders_in, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&hold_release, __ATOMIC_ACQUIRE))
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+
+static void first_handler(int sig)
+{
+	(void)sig;
+	surand_bytes(first_vals[first_round], 16); /* this thread's first call */
+	first_done = 1;
+}
+
+static void *mallocer(void *arg)
+{
+	uint64_t s = (uint64_t)(uintptr_t)arg;
+	void *p[8] = {0};
+
+	/* Sizes above the tcache limit: every malloc/free takes the arena lock. */
+	while (!first_done) {
+		unsigned k = (unsigned)(t_rand64(&s) % 8);
+		free(p[k]);
+		p[k] = malloc(2048 + t_rand64(&s) % 60000);
+	}
+	for (int k = 0; k < 8; k++)
+		free(p[k]);
+	return NULL;
+}
+
+static void first_call_in_handler_child(void)
+{
+	pthread_t holders[HOLDERS_MAX], m;
+	pthread_attr_t small;
+	struct sigaction sa;
+	struct timespec ts = {0, 2000000};
+	unsigned long long dups;
+	long i, nh = 0;
+
+	if (rel_select_backend() != 0)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = first_handler;
+	T_ASSERT(sigaction(SIGUSR1, &sa, NULL) == 0);
+	pthread_attr_init(&small);
+	pthread_attr_setstacksize(&small, 64 * 1024);
+	(void)surand_u64();
+	for (first_round = 0; first_round < FIRST_ROUNDS; first_round++) {
+		/* Fill the slab: the next thread's first call must map more (for
+		 * backends with per-thread slots; others just run the rounds). */
+		while (stats_now().slots_total > 0 &&
+		       stats_now().slots_in_use < stats_now().slots_total) {
+			T_ASSERT(nh < HOLDERS_MAX);
+			T_ASSERT(pthread_create(&holders[nh++], &small, holder, NULL) == 0);
+			while (__atomic_load_n(&holders_in, __ATOMIC_ACQUIRE) < nh)
+				sched_yield();
+		}
+		first_done = 0;
+		T_ASSERT(pthread_create(&m, &small, mallocer, (void *)(uintptr_t)(first_round + 1)) == 0);
+		nanosleep(&ts, NULL);
+		pthread_kill(m, SIGUSR1);
+		pthread_join(m, NULL);
+	}
+	__atomic_store_n(&hold_release, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < nh; i++)
+		pthread_join(holders[i], NULL);
+	dups = rel_count_dups(first_vals, FIRST_ROUNDS, 16);
+	rel_report("first-call-in-handler",
+		   rel_fmt("%d rounds: a thread in a malloc/free loop makes its first call from a signal "
+			   "handler while the state slab is full (%ld threads holding slots)",
+			   FIRST_ROUNDS, nh),
+		   dups == 0, dups, 0, 0);
+	T_ASSERT(dups == 0);
+}
+
+static const struct t_child_case child_cases[] = {
+	{"seccomp_enosys", seccomp_enosys_child},
+	{"seccomp_eperm", seccomp_eperm_child},
+	{"kernel_refused", kernel_refused_child},
+	{"refused_after_seed", refused_after_seed_child},
+	{"secmem_fail", secmem_fail_child},
+	{"slab_grow_fail", slab_grow_fail_child},
+	{"rlimit_as", rlimit_as_child},
+	{"emfile", emfile_child},
+	{"emfile_refused", emfile_refused_child},
+	{"droppable", droppable_child},
+	{"first_call_in_handler", first_call_in_handler_child},
+	{NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+	t_init(argc, argv);
+	t_child_main(argc, argv, child_cases);
+	rel_per_backend("seccomp_enosys", "seccomp_enosys", "seccomp-getrandom-ENOSYS", 30);
+	rel_per_backend("seccomp_eperm", "seccomp_eperm", "seccomp-getrandom-EPERM", 30);
+	rel_per_backend("kernel_refused", "kernel_refused", "kernel-refused", 30);
+	rel_per_backend("refused_after_seed", "refused_after_seed", "kernel-refused-after-seed", 30);
+	rel_per_backend("secmem_fail", "secmem_fail", "secmem-all-fail", 30);
+	rel_per_backend("slab_grow_fail", "slab_grow_fail", "slab-grow-fail", 30);
+	/* A sanitizer reserves terabytes of address space: no RLIMIT_AS there. */
+	if (!REL_ASAN && !REL_TSAN)
+		rel_per_backend("rlimit_as", "rlimit_as", "rlimit-as", 30);
+	else
+		printf("# rlimit_as: not run under a sanitizer (its shadow memory needs the address "
+		       "space); run in the plain build\n");
+	rel_per_backend("emfile", "emfile", "emfile", 30);
+	rel_per_backend("emfile_refused", "emfile_refused", "emfile-getrandom-refused", 30);
+	rel_per_backend("droppable", "droppable", "droppable-pageout", 60);
+	rel_per_backend("first_call_in_handler", "first_call_in_handler", "first-call-in-handler", 30);
+	return t_done();
+}
