@@ -121,7 +121,7 @@ check output_dash_stdout "$([ "$got" = 77 ]; echo $?)" "got $got"
 
 # ---- closed pipe: exit 0, quietly ----------------------------------------------
 ok=0 why=
-for args in "-n inf" "-n inf -j 4" "-n inf -f hex" "-n inf -f uuid -j 2" "-n 1G" ""; do
+for args in "-n inf" "-n inf -j 4" "-n inf -f hex" "-n inf -f uuid -j 2" "-n 1G" "" stats --help; do
 	# shellcheck disable=SC2086
 	got=$("$S" $args 2>"$tmp/err" | head -c 10 | wc -c; echo "rc=${PIPESTATUS[0]}")
 	exp="10 rc=0"
@@ -172,6 +172,8 @@ errcase output_is_dir 74 "$S" -n 5 -o "$tmp/dir"
 errcase output_full 74 "$S" -n 5 -o /dev/full
 errcase stdout_full 74 sh -c "exec '$S' -n 100 >/dev/full"
 errcase stdout_closed 74 sh -c "exec '$S' -n 100 >&-"
+errcase version_stdout_full 74 sh -c "exec '$S' --version >/dev/full"
+errcase stats_stdout_full 74 sh -c "exec '$S' stats >/dev/full"
 errcase wipe_no_path 64 "$S" wipe
 errcase wipe_two_paths 64 "$S" wipe "$tmp/a" "$tmp/b"
 errcase wipe_missing 74 "$S" wipe "$tmp/no-such-file"

@@ -99,6 +99,8 @@ int surand_cmd_stats(int argc, char **argv)
 	U(entropy_bytes_added);
 #undef U
 	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno == EPIPE)
+			return SURAND_EX_OK; /* the reader went away: quietly, like the generator */
 		fprintf(stderr, "surand: stats: write to standard output: %s\n", strerror(errno));
 		return SURAND_EX_IOERR;
 	}

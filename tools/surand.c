@@ -4,12 +4,24 @@
  * man/surand.1): 0 success, 1 a failed check, 64 usage, 74 I/O error.
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "surand.h"
+
+/* Exit status after printing to stdout: a closed pipe is no error (see the generator). */
+static int flushed(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return SURAND_EX_OK;
+	if (errno == EPIPE)
+		return SURAND_EX_OK;
+	fprintf(stderr, "surand: write to standard output: %s\n", strerror(errno));
+	return SURAND_EX_IOERR;
+}
 
 static void usage(FILE *f)
 {
@@ -56,11 +68,11 @@ int main(int argc, char **argv)
 	if (cmd && (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
 		    strcmp(cmd, "help") == 0)) {
 		usage(stdout);
-		return fflush(stdout) == 0 ? SURAND_EX_OK : SURAND_EX_IOERR;
+		return flushed();
 	}
 	if (cmd && (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0)) {
 		printf("surand %s\n", SURAND_VERSION_STRING);
-		return fflush(stdout) == 0 ? SURAND_EX_OK : SURAND_EX_IOERR;
+		return flushed();
 	}
 	return surand_cmd_gen(argc, argv);
 }
