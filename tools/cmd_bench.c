@@ -1,6 +1,7 @@
 /* cmd_bench.c - `surand bench` (skeleton: ChaCha20 body speed).  SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
@@ -21,8 +22,8 @@ int surand_cmd_bench(int argc, char **argv)
 	double t0 = now_s(), t;
 	size_t n = 0;
 
-	(void)argc;
-	(void)argv;
+	if (argc >= 2 && strcmp(argv[1], "chacha") == 0)
+		return surand_bench_chacha(argc - 1, argv + 1);
 	do {
 		surand_chacha20_blocks(key, ctr, 0, buf, sizeof(buf) / 64);
 		ctr += sizeof(buf) / 64;
