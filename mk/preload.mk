@@ -80,3 +80,11 @@ ALL_TARGETS += $(PRELOAD_SO)
 CHECK_DEPS  += $(PRELOAD_SO) $(PRELOAD_TESTS)
 # The Makefile's "all:" line is read before mk/*.mk: name the target there too.
 all: $(PRELOAD_SO)
+
+# make install: $(PREFIX)/lib/libsurand-preload.so (a separate recipe line,
+# whatever other fragments add to INSTALL_EXTRA).
+define PRELOAD_INSTALL
+
+	install -m 0755 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/libsurand-preload.so
+endef
+INSTALL_EXTRA += $(PRELOAD_INSTALL)
