@@ -839,7 +839,28 @@ static void stats_fields(void)
 	T_ASSERT(((uint8_t *)&small)[40] == 0xee);
 }
 
+static void bad_backend_env_child(void)
+{
+	struct surand_stats st;
+
+	setenv("SURAND_BACKEND", "no-such-design", 1);
+	(void)surand_u32(); /* one line on stderr names the valid designs */
+	T_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	T_ASSERT_MSG(strcmp(st.backend, "thread") == 0, "backend %s", st.backend);
+	errno = 0;
+	/* A design is chosen once: another one cannot replace it now. */
+	if (surand_backends[1]) {
+		T_ASSERT(surand_set_backend(surand_backends[1]->name) == -1 && errno == EBUSY);
+	}
+}
+
+static void unknown_backend_env_uses_default(void)
+{
+	t_exec_child("badenv", 20);
+}
+
 static const struct t_child_case child_cases[] = {
+	{"badenv", bad_backend_env_child},
 	{"kat", kat_child},
 	{"nomem", nomem_child},
 	{NULL, NULL},
@@ -873,5 +894,6 @@ int main(int argc, char **argv)
 	T_RUN(slot_pages_wipe_on_fork_no_dump);
 	T_RUN(large_and_split_requests);
 	T_RUN(stats_fields);
+	T_RUN(unknown_backend_env_uses_default);
 	return t_done();
 }
