@@ -172,6 +172,11 @@ void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint
 	size_t n;
 	int i;
 
+	if (nblocks < AVX512_BLOCKS) {
+		/* Nothing for this body: no key material enters its registers. */
+		surand_chacha20_blocks_avx2(key, counter, nonce, out, nblocks);
+		return;
+	}
 	pre[0] = SURAND_CHACHA_C2, pre[1] = key[2], pre[2] = key[6], pre[3] = (uint32_t)nonce;
 	SQR(pre[0], pre[1], pre[2], pre[3]);
 	pre[4] = SURAND_CHACHA_C3, pre[5] = key[3], pre[6] = key[7], pre[7] = (uint32_t)(nonce >> 32);
@@ -254,15 +259,13 @@ void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint
 		out += AVX512_BLOCKS * SURAND_CHACHA20_BLOCK_SIZE;
 		counter += AVX512_BLOCKS; /* wraps modulo 2^64 by design */
 	}
-	if (have_prev) {
-		/* The last group. */
-		for (i = 0; i < WRITE_PARTS; i++)
-			write_part(ks, prev, i);
-		/* ks[] held keystream (on the stack): wipe it; and the zmm
-		 * registers held key and keystream: clear them. */
-		surand_wipe(ks, sizeof(ks));
-		zmm_clear();
-	}
+	/* The last group (there was at least one). */
+	for (i = 0; i < WRITE_PARTS; i++)
+		write_part(ks, prev, i);
+	/* ks[] held keystream (on the stack): wipe it; and the zmm registers
+	 * held key and keystream: clear them. */
+	surand_wipe(ks, sizeof(ks));
+	zmm_clear();
 
 	if (nblocks % AVX512_BLOCKS)
 		surand_chacha20_blocks_avx2(key, counter, nonce, out, nblocks % AVX512_BLOCKS);
