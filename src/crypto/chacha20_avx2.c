@@ -56,6 +56,11 @@ void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t counter, uint64
 	size_t n;
 	int i;
 
+	if (nblocks < AVX2_BLOCKS) {
+		/* Nothing for this body: no key material enters its registers. */
+		surand_chacha20_blocks_ssse3(key, counter, nonce, out, nblocks);
+		return;
+	}
 	for (i = 0; i < 8; i++)
 		k[i] = _mm256_set1_epi32((int)key[i]);
 
