@@ -1,0 +1,118 @@
+/*
+ * config.c - the environment, read once with secure_getenv, and the one-line
+ * diagnostics.  secure_getenv returns NULL in setuid/setgid programs, so an
+ * unprivileged user can never steer a privileged program's generator.
+ *
+ * An invalid value prints one line on stderr and the default is kept: never a
+ * crash, never a weaker setting by accident.
+ * SPDX-License-Identifier: MIT
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Reseed ceiling: Linux's CRNG_RESEED_INTERVAL is 60 s; SURAND_RESEED_SECS may
+ * lower it, or raise it at most to 300 s (the 4.8 CRNG's interval). */
+#define RESEED_CEILING_DEFAULT_S 60u
+#define RESEED_CEILING_MAX_S 300u
+
+static struct surand_config config;
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+
+void surand_warn(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+	ssize_t w;
+
+	memcpy(line, "surand: ", 8);
+	va_start(ap, fmt);
+	n = vsnprintf(line + 8, sizeof(line) - 9, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n += 8;
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	do
+		w = write(STDERR_FILENO, line, (size_t)n);
+	while (w < 0 && errno == EINTR);
+}
+
+void surand_fatal(const char *msg)
+{
+	surand_warn("FATAL: %s", msg);
+	abort();
+}
+
+/* Parses a decimal unsigned in [lo, hi]; 0 on success. */
+static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_bool(const char *name, const char *s)
+{
+	if (!s)
+		return 0;
+	if (strcmp(s, "1") == 0)
+		return 1;
+	if (strcmp(s, "0") != 0 && *s)
+		surand_warn("%s=%.32s is not 0 or 1; using 0", name, s);
+	return 0;
+}
+
+static void config_read(void)
+{
+	const char *v;
+	unsigned secs;
+
+	config.reseed_ceiling_s = RESEED_CEILING_DEFAULT_S;
+	v = secure_getenv("SURAND_RESEED_SECS");
+	if (v) {
+		if (parse_uint(v, 1, RESEED_CEILING_MAX_S, &secs) == 0)
+			config.reseed_ceiling_s = secs;
+		else
+			surand_warn("SURAND_RESEED_SECS=%.32s is not a number of seconds in 1..%u; "
+				    "using %u", v, RESEED_CEILING_MAX_S, RESEED_CEILING_DEFAULT_S);
+	}
+	v = secure_getenv("SURAND_BACKEND");
+	config.backend = (v && *v) ? v : NULL;
+	config.chacha_impl = secure_getenv("SURAND_CHACHA_IMPL");
+	config.trust_cpu = parse_bool("SURAND_TRUST_CPU", secure_getenv("SURAND_TRUST_CPU"));
+	config.debug = parse_bool("SURAND_DEBUG", secure_getenv("SURAND_DEBUG"));
+}
+
+const struct surand_config *surand_config(void)
+{
+	pthread_once(&config_once, config_read);
+	return &config;
+}
+
+#ifdef SURAND_TEST_BUILD
+/* Test builds: re-read the environment (tests change it between cases). */
+void surand_test_config_reload(void);
+void surand_test_config_reload(void)
+{
+	memset(&config, 0, sizeof(config));
+	config_read();
+}
+#endif

@@ -1,0 +1,227 @@
+/*
+ * chacha20_avx512.c - ChaCha20, 16 blocks in parallel with AVX-512F (built
+ * with -mavx512f; only called when cpu.c found AVX-512F usable, OS ZMM
+ * state included).  Userspace only.
+ *
+ * Vector x[i] holds state word i of 16 consecutive blocks (lane j = block
+ * j); the 16 state vectors and the rotation-free key stay in the 32 zmm
+ * registers.  Rotations are single vprold instructions (AVX-512F).  After
+ * the rounds, a 16x16 transpose: 4x4 of words inside each 128-bit lane
+ * (unpack), then 4x4 of 128-bit lanes across vectors (vshufi32x4), so each
+ * vector ends as one whole 64-byte block, stored unaligned.  Remaining
+ * blocks (nblocks % 16) go to the AVX2 body.
+ * SPDX-License-Identifier: MIT
+ */
+#include "chacha20.h"
+
+#include <immintrin.h>
+
+#define AVX512_BLOCKS 16
+
+#define ADD(a, b) _mm512_add_epi32((a), (b))
+#define XOR(a, b) _mm512_xor_si512((a), (b))
+#define ROTL(v, n) _mm512_rol_epi32((v), (n))
+
+/* One ChaCha quarter round on four columns (or diagonals) at once,
+ * interleaved so that four independent chains are in flight. */
+#define QR4(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3)                \
+	do {                                                                               \
+		a0 = ADD(a0, b0); a1 = ADD(a1, b1); a2 = ADD(a2, b2); a3 = ADD(a3, b3);    \
+		d0 = XOR(d0, a0); d1 = XOR(d1, a1); d2 = XOR(d2, a2); d3 = XOR(d3, a3);    \
+		d0 = ROTL(d0, 16); d1 = ROTL(d1, 16); d2 = ROTL(d2, 16); d3 = ROTL(d3, 16); \
+		c0 = ADD(c0, d0); c1 = ADD(c1, d1); c2 = ADD(c2, d2); c3 = ADD(c3, d3);    \
+		b0 = XOR(b0, c0); b1 = XOR(b1, c1); b2 = XOR(b2, c2); b3 = XOR(b3, c3);    \
+		b0 = ROTL(b0, 12); b1 = ROTL(b1, 12); b2 = ROTL(b2, 12); b3 = ROTL(b3, 12); \
+		a0 = ADD(a0, b0); a1 = ADD(a1, b1); a2 = ADD(a2, b2); a3 = ADD(a3, b3);    \
+		d0 = XOR(d0, a0); d1 = XOR(d1, a1); d2 = XOR(d2, a2); d3 = XOR(d3, a3);    \
+		d0 = ROTL(d0, 8); d1 = ROTL(d1, 8); d2 = ROTL(d2, 8); d3 = ROTL(d3, 8);    \
+		c0 = ADD(c0, d0); c1 = ADD(c1, d1); c2 = ADD(c2, d2); c3 = ADD(c3, d3);    \
+		b0 = XOR(b0, c0); b1 = XOR(b1, c1); b2 = XOR(b2, c2); b3 = XOR(b3, c3);    \
+		b0 = ROTL(b0, 7); b1 = ROTL(b1, 7); b2 = ROTL(b2, 7); b3 = ROTL(b3, 7);    \
+	} while (0)
+
+/* The scalar quarter round (for the precomputation). */
+#define SQR(a, b, c, d)                                              \
+	do {                                                         \
+		a += b; d ^= a; d = surand_rotl32(d, 16);            \
+		c += d; b ^= c; b = surand_rotl32(b, 12);            \
+		a += b; d ^= a; d = surand_rotl32(d, 8);             \
+		c += d; b ^= c; b = surand_rotl32(b, 7);             \
+	} while (0)
+
+/* 4x4 transpose of 32-bit words inside each 128-bit lane. */
+#define TRANSPOSE4(a, b, c, d)                                                      \
+	do {                                                                        \
+		__m512i t0_ = _mm512_unpacklo_epi32(a, b), t1_ = _mm512_unpacklo_epi32(c, d); \
+		__m512i t2_ = _mm512_unpackhi_epi32(a, b), t3_ = _mm512_unpackhi_epi32(c, d); \
+		a = _mm512_unpacklo_epi64(t0_, t1_);                                \
+		b = _mm512_unpackhi_epi64(t0_, t1_);                                \
+		c = _mm512_unpacklo_epi64(t2_, t3_);                                \
+		d = _mm512_unpackhi_epi64(t2_, t3_);                                \
+	} while (0)
+
+/*
+ * a, b, c, d: words 0-3, 4-7, 8-11, 12-15 of blocks j, j+4, j+8, j+12 (one
+ * block per 128-bit lane).  Gathers each block's four lanes and stores the
+ * four blocks.
+ */
+#define STORE4(a, b, c, d, out, j)                                                        \
+	do {                                                                              \
+		__m512i ab_lo_ = _mm512_shuffle_i32x4(a, b, 0x44); /* a0 a1 b0 b1 */       \
+		__m512i cd_lo_ = _mm512_shuffle_i32x4(c, d, 0x44); /* c0 c1 d0 d1 */       \
+		__m512i ab_hi_ = _mm512_shuffle_i32x4(a, b, 0xee); /* a2 a3 b2 b3 */       \
+		__m512i cd_hi_ = _mm512_shuffle_i32x4(c, d, 0xee); /* c2 c3 d2 d3 */       \
+		_mm512_storeu_si512((out) + 64 * ((j) + 0), _mm512_shuffle_i32x4(ab_lo_, cd_lo_, 0x88)); \
+		_mm512_storeu_si512((out) + 64 * ((j) + 4), _mm512_shuffle_i32x4(ab_lo_, cd_lo_, 0xdd)); \
+		_mm512_storeu_si512((out) + 64 * ((j) + 8), _mm512_shuffle_i32x4(ab_hi_, cd_hi_, 0x88)); \
+		_mm512_storeu_si512((out) + 64 * ((j) + 12), _mm512_shuffle_i32x4(ab_hi_, cd_hi_, 0xdd)); \
+	} while (0)
+
+/*
+ * Zeroes every vector register: vzeroall clears zmm0-15 entirely (in 64-bit
+ * mode), zmm16-31 are cleared one by one.
+ */
+static inline void zmm_clear(void)
+{
+	__asm__ __volatile__("vpxord %%zmm16, %%zmm16, %%zmm16\n\t"
+			     "vpxord %%zmm17, %%zmm17, %%zmm17\n\t"
+			     "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
+			     "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+			     "vpxord %%zmm20, %%zmm20, %%zmm20\n\t"
+			     "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
+			     "vpxord %%zmm22, %%zmm22, %%zmm22\n\t"
+			     "vpxord %%zmm23, %%zmm23, %%zmm23\n\t"
+			     "vpxord %%zmm24, %%zmm24, %%zmm24\n\t"
+			     "vpxord %%zmm25, %%zmm25, %%zmm25\n\t"
+			     "vpxord %%zmm26, %%zmm26, %%zmm26\n\t"
+			     "vpxord %%zmm27, %%zmm27, %%zmm27\n\t"
+			     "vpxord %%zmm28, %%zmm28, %%zmm28\n\t"
+			     "vpxord %%zmm29, %%zmm29, %%zmm29\n\t"
+			     "vpxord %%zmm30, %%zmm30, %%zmm30\n\t"
+			     "vpxord %%zmm31, %%zmm31, %%zmm31\n\t"
+			     "vzeroall"
+			     :
+			     :
+			     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+			       "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16",
+			       "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24",
+			       "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
+}
+
+void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint64_t nonce,
+				   uint8_t *out, size_t nblocks)
+{
+	const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+	const __m512i one = _mm512_set1_epi32(1);
+	const __m512i c0 = _mm512_set1_epi32((int)SURAND_CHACHA_C0);
+	const __m512i c1 = _mm512_set1_epi32((int)SURAND_CHACHA_C1);
+	const __m512i c2 = _mm512_set1_epi32((int)SURAND_CHACHA_C2);
+	const __m512i c3 = _mm512_set1_epi32((int)SURAND_CHACHA_C3);
+	const __m512i n_lo = _mm512_set1_epi32((int)(uint32_t)nonce);
+	const __m512i n_hi = _mm512_set1_epi32((int)(uint32_t)(nonce >> 32));
+	const __m512i k0 = _mm512_set1_epi32((int)key[0]), k1 = _mm512_set1_epi32((int)key[1]);
+	const __m512i k2 = _mm512_set1_epi32((int)key[2]), k3 = _mm512_set1_epi32((int)key[3]);
+	const __m512i k4 = _mm512_set1_epi32((int)key[4]), k5 = _mm512_set1_epi32((int)key[5]);
+	const __m512i k6 = _mm512_set1_epi32((int)key[6]), k7 = _mm512_set1_epi32((int)key[7]);
+	/*
+	 * Precomputation (a known trick): in the first column round, columns 2
+	 * and 3 see only constants, key and nonce - the same in every lane and
+	 * every group of 16 blocks - so they are computed once per call, in
+	 * scalar code; columns 0 and 1 start with constant + key, also
+	 * precomputed.  pre[] holds key-derived words: wiped below.
+	 */
+	uint32_t pre[10];
+	__m512i p2a, p2b, p2c, p2d, p3a, p3b, p3c, p3d, p0a, p1a;
+	size_t n;
+	int i;
+
+	pre[0] = SURAND_CHACHA_C2, pre[1] = key[2], pre[2] = key[6], pre[3] = (uint32_t)nonce;
+	SQR(pre[0], pre[1], pre[2], pre[3]);
+	pre[4] = SURAND_CHACHA_C3, pre[5] = key[3], pre[6] = key[7], pre[7] = (uint32_t)(nonce >> 32);
+	SQR(pre[4], pre[5], pre[6], pre[7]);
+	pre[8] = SURAND_CHACHA_C0 + key[0];
+	pre[9] = SURAND_CHACHA_C1 + key[1];
+	p2a = _mm512_set1_epi32((int)pre[0]), p2b = _mm512_set1_epi32((int)pre[1]);
+	p2c = _mm512_set1_epi32((int)pre[2]), p2d = _mm512_set1_epi32((int)pre[3]);
+	p3a = _mm512_set1_epi32((int)pre[4]), p3b = _mm512_set1_epi32((int)pre[5]);
+	p3c = _mm512_set1_epi32((int)pre[6]), p3d = _mm512_set1_epi32((int)pre[7]);
+	p0a = _mm512_set1_epi32((int)pre[8]), p1a = _mm512_set1_epi32((int)pre[9]);
+	surand_wipe(pre, sizeof(pre));
+
+	for (n = nblocks / AVX512_BLOCKS; n; n--) {
+		const __m512i base_lo = _mm512_set1_epi32((int)(uint32_t)counter);
+		const __m512i base_hi = _mm512_set1_epi32((int)(uint32_t)(counter >> 32));
+		const __m512i ctr_lo = ADD(base_lo, lane);
+		/* Lanes whose low word wrapped (lo + j < lo, unsigned) carry into
+		 * word 13; the high word wraps modulo 2^32, so the 64-bit counter
+		 * wraps modulo 2^64. */
+		const __mmask16 carry = _mm512_cmplt_epu32_mask(ctr_lo, base_lo);
+		const __m512i ctr_hi = _mm512_mask_add_epi32(base_hi, carry, base_hi, one);
+		/* Columns 0 and 1 after their first a += b; columns 2 and 3 after
+		 * the whole first quarter round. */
+		__m512i x0 = p0a, x1 = p1a, x2 = p2a, x3 = p3a;
+		__m512i x4 = k0, x5 = k1, x6 = p2b, x7 = p3b;
+		__m512i x8 = k4, x9 = k5, x10 = p2c, x11 = p3c;
+		__m512i x12 = ctr_lo, x13 = ctr_hi, x14 = p2d, x15 = p3d;
+
+		/* The rest of the first column round, columns 0 and 1. */
+		x12 = XOR(x12, x0); x13 = XOR(x13, x1);
+		x12 = ROTL(x12, 16); x13 = ROTL(x13, 16);
+		x8 = ADD(x8, x12); x9 = ADD(x9, x13);
+		x4 = XOR(x4, x8); x5 = XOR(x5, x9);
+		x4 = ROTL(x4, 12); x5 = ROTL(x5, 12);
+		x0 = ADD(x0, x4); x1 = ADD(x1, x5);
+		x12 = XOR(x12, x0); x13 = XOR(x13, x1);
+		x12 = ROTL(x12, 8); x13 = ROTL(x13, 8);
+		x8 = ADD(x8, x12); x9 = ADD(x9, x13);
+		x4 = XOR(x4, x8); x5 = XOR(x5, x9);
+		x4 = ROTL(x4, 7); x5 = ROTL(x5, 7);
+		/* The first diagonal round. */
+		QR4(x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14);
+
+		/* The other double rounds, fully unrolled: no loop-carried copies. */
+#pragma GCC unroll 10
+		for (i = 2; i < SURAND_CHACHA_NROUNDS; i += 2) {
+			/* column round */
+			QR4(x0, x4, x8, x12, x1, x5, x9, x13, x2, x6, x10, x14, x3, x7, x11, x15);
+			/* diagonal round */
+			QR4(x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14);
+		}
+		x0 = ADD(x0, c0);
+		x1 = ADD(x1, c1);
+		x2 = ADD(x2, c2);
+		x3 = ADD(x3, c3);
+		x4 = ADD(x4, k0);
+		x5 = ADD(x5, k1);
+		x6 = ADD(x6, k2);
+		x7 = ADD(x7, k3);
+		x8 = ADD(x8, k4);
+		x9 = ADD(x9, k5);
+		x10 = ADD(x10, k6);
+		x11 = ADD(x11, k7);
+		x12 = ADD(x12, ctr_lo);
+		x13 = ADD(x13, ctr_hi);
+		x14 = ADD(x14, n_lo);
+		x15 = ADD(x15, n_hi);
+
+		/* x0 = words 0-3 of blocks 0, 4, 8, 12; x1 = of blocks 1, 5, 9, 13 ... */
+		TRANSPOSE4(x0, x1, x2, x3);
+		TRANSPOSE4(x4, x5, x6, x7);
+		TRANSPOSE4(x8, x9, x10, x11);
+		TRANSPOSE4(x12, x13, x14, x15);
+
+		STORE4(x0, x4, x8, x12, out, 0);
+		STORE4(x1, x5, x9, x13, out, 1);
+		STORE4(x2, x6, x10, x14, out, 2);
+		STORE4(x3, x7, x11, x15, out, 3);
+
+		out += AVX512_BLOCKS * SURAND_CHACHA20_BLOCK_SIZE;
+		counter += AVX512_BLOCKS; /* wraps modulo 2^64 by design */
+	}
+	/* The zmm registers held the key and keystream: clear them. */
+	if (nblocks >= AVX512_BLOCKS)
+		zmm_clear();
+
+	if (nblocks % AVX512_BLOCKS)
+		surand_chacha20_blocks_avx2(key, counter, nonce, out, nblocks % AVX512_BLOCKS);
+}

@@ -1,0 +1,55 @@
+/*
+ * test_hooks.h - hooks compiled only into test builds (SURAND_TEST_BUILD).
+ * None of this exists in the shipped library; scripts/check-install.sh proves
+ * it.  The names are loud on purpose.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SURAND_TEST_HOOKS_H
+#define SURAND_TEST_HOOKS_H
+#ifdef SURAND_TEST_BUILD
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * DETERMINISTIC MODE: every byte the library asks the kernel for (seeds,
+ * folds) comes from ChaCha20(seed) instead, and the vDSO is not used, so the
+ * whole generator's output is a known function of seed.  INSECURE BY DESIGN.
+ * Call before first use.
+ */
+void surand_test_INSECURE_deterministic(const uint8_t seed[32]);
+
+/* Fault injection of the kernel seed source. */
+enum surand_test_kernel_fault {
+	SURAND_TEST_KF_NONE = 0,
+	SURAND_TEST_KF_GETRANDOM_ENOSYS, /* getrandom(2) fails ENOSYS: /dev/urandom path */
+	SURAND_TEST_KF_GETRANDOM_EPERM,  /* seccomp-style EPERM */
+	SURAND_TEST_KF_ALL_DENIED,       /* getrandom ENOSYS and /dev/urandom EACCES */
+	SURAND_TEST_KF_NOT_READY,        /* kernel CRNG not ready: NONBLOCK gets EAGAIN */
+};
+void surand_test_kernel_fault(enum surand_test_kernel_fault f);
+/* Number of kernel fills (getrandom, urandom or deterministic) so far. */
+uint64_t surand_test_kernel_calls(void);
+
+/* The clock (surand_now_ns) jumps ahead by ns. */
+void surand_test_clock_advance(uint64_t ns);
+/* Re-reads the environment. */
+void surand_test_config_reload(void);
+
+/* Secret memory: force the fallback kinds before first use (0 WIPEONFORK, -1 none). */
+void surand_test_secmem_force(int kind);
+/* The next n secmem allocations fail with ENOMEM. */
+void surand_test_secmem_fail(int n);
+
+/* Base key (gen/base.c): a copy of the current base key; 0, or -1 if unseeded. */
+int surand_test_base_key(uint32_t out[8]);
+
+/* thread backend: the calling thread's slot (NULL if none) and its size. */
+void *surand_test_thread_slot(size_t *size);
+/* The calling thread's current key; 0, or -1 if it has none. */
+int surand_test_thread_key(uint32_t out[8]);
+/* Generation of the key the calling thread holds. */
+uint64_t surand_test_thread_generation(void);
+
+#endif
+#endif
