@@ -48,6 +48,8 @@ int surand_bench_chacha(int argc, char **argv);
 #define SCALES_EFFICIENCY 0.70
 /* buffers of all threads of one cell together */
 #define BENCH_MAX_BUFFER_BYTES (1ull << 30)
+/* cells below this share of the CPU time they asked for are flagged as starved */
+#define BUSY_CPU_SHARE 0.80
 #define DEFAULT_SECONDS 0.5
 #define QUICK_SECONDS 0.15
 #define MAX_LIST 64
@@ -324,11 +326,11 @@ static void child_run(const struct plan *p, const struct run *r, int fd)
 				dprintf(fd, "E %u %u %s\n", si, ti, res.error);
 				continue;
 			}
-			dprintf(fd, "R %u %u %llu %.17g %.17g %.17g %.17g %llu %u %llu %llu %d\n", si, ti,
-				(unsigned long long)res.calls, res.seconds, res.p50_ns, res.p99_ns,
+			dprintf(fd, "R %u %u %llu %.17g %.17g %.17g %.17g %llu %u %llu %llu %d %.6g\n", si,
+				ti, (unsigned long long)res.calls, res.seconds, res.p50_ns, res.p99_ns,
 				res.p999_ns, (unsigned long long)res.samples, res.sample_every,
 				(unsigned long long)res.zero_checks, (unsigned long long)res.errors,
-				res.check_ok);
+				res.check_ok, res.cpu_share);
 		}
 	}
 }
@@ -403,9 +405,10 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 			unsigned long long calls, samples, zeros, errors;
 			int check;
 			memset(&res, 0, sizeof(res));
-			if (sscanf(line, "R %u %u %llu %lg %lg %lg %lg %llu %u %llu %llu %d", &si, &ti,
-				   &calls, &res.seconds, &res.p50_ns, &res.p99_ns, &res.p999_ns,
-				   &samples, &res.sample_every, &zeros, &errors, &check) != 12 ||
+			if (sscanf(line, "R %u %u %llu %lg %lg %lg %lg %llu %u %llu %llu %d %lg", &si,
+				   &ti, &calls, &res.seconds, &res.p50_ns, &res.p99_ns, &res.p999_ns,
+				   &samples, &res.sample_every, &zeros, &errors, &check,
+				   &res.cpu_share) != 13 ||
 			    si >= p->nsizes || ti >= p->nthreads || res.seconds <= 0)
 				continue;
 			res.calls = calls;
@@ -754,8 +757,10 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 			if (p->runs[i].absent)
 				printf("  %-*s %s\n", w, p->runs[i].name, p->runs[i].why);
 	}
-	printf("\n%-*s %9s %7s %10s %10s %11s %9s %9s %9s  %s\n", w, "source", "size", "threads",
-	       "calls/s", "MB/s", "ns/call/thr", "p50 ns", "p99 ns", "p99.9 ns", "check");
+	printf("\n%-*s %9s %7s %10s %10s %11s %9s %9s %9s %5s  %s\n", w, "source", "size",
+	       "threads", "calls/s", "MB/s", "ns/call/thr", "p50 ns", "p99 ns", "p99.9 ns", "cpu%",
+	       "check");
+	unsigned starved = 0, measured = 0;
 	for (unsigned ri = 0; ri < p->nruns; ri++) {
 		const struct run *r = &p->runs[ri];
 		char name[64];
@@ -785,13 +790,21 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 					snprintf(chk, sizeof(chk), "BAD: buffer not written");
 				else
 					snprintf(chk, sizeof(chk), "ok");
-				printf("%-*s %9s %7u %10s %10s %11s %9s %9s %9s  %s\n", w, name, sz,
-				       p->threads[ti], cps, mbs, ns, a, b, d, chk);
+				printf("%-*s %9s %7u %10s %10s %11s %9s %9s %9s %5.0f  %s\n", w, name,
+				       sz, p->threads[ti], cps, mbs, ns, a, b, d,
+				       c->r.cpu_share * 100, chk);
+				measured++;
+				starved += c->r.cpu_share < BUSY_CPU_SHARE;
 			}
 		}
 		if (r->failed && r->fail[0])
 			printf("%-*s  FAILED: %s\n", w, name, r->fail);
 	}
+
+	if (starved)
+		printf("note: %u of %u cells got under %.0f%% of the CPU time they asked for (cpu%%): "
+		       "other work on this machine; their rates understate the sources\n",
+		       starved, measured, BUSY_CPU_SHARE * 100);
 
 	printf("\nbars (issue 3), surand default = %s, ratios from this run:\n", p->backends[0]);
 	for (int i = 0; i < NBARS; i++) {
@@ -857,11 +870,12 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 static void csv_write(FILE *f, struct plan *p)
 {
 	fprintf(f, "source,kind,size,threads,seconds,calls,bytes,calls_per_s,mb_per_s,"
-		   "ns_per_call_thread,p50_ns,p99_ns,p999_ns,samples,sample_every,check,error\n");
+		   "ns_per_call_thread,p50_ns,p99_ns,p999_ns,samples,sample_every,check,error,"
+		   "cpu_share\n");
 	for (unsigned ri = 0; ri < p->nruns; ri++) {
 		const struct run *r = &p->runs[ri];
 		if (r->absent) {
-			fprintf(f, "%s,absent,,,,,,,,,,,,,,,\"%s\"\n", r->name, r->why);
+			fprintf(f, "%s,absent,,,,,,,,,,,,,,,\"%s\",\n", r->name, r->why);
 			continue;
 		}
 		for (unsigned si = 0; si < p->nsizes; si++)
@@ -869,19 +883,20 @@ static void csv_write(FILE *f, struct plan *p)
 				const struct cellres *c = cell_at(p, ri, si, ti);
 				const struct bench_result *x = &c->r;
 				if (x->error[0]) {
-					fprintf(f, "%s,%s,%zu,%u,,,,,,,,,,,,,\"%s\"\n", r->name,
+					fprintf(f, "%s,%s,%zu,%u,,,,,,,,,,,,,\"%s\",\n", r->name,
 						kind_name(r), p->sizes[si], p->threads[ti], x->error);
 					continue;
 				}
 				fprintf(f,
 					"%s,%s,%zu,%u,%.6f,%llu,%llu,%.1f,%.3f,%.3f,%.0f,%.0f,%.0f,%llu,"
-					"%u,%s,\n",
+					"%u,%s,,%.3f\n",
 					r->name, kind_name(r), p->sizes[si], p->threads[ti], x->seconds,
 					(unsigned long long)x->calls, (unsigned long long)x->bytes,
 					x->calls_per_s, x->mb_per_s, x->ns_per_call_thread, x->p50_ns,
 					x->p99_ns, x->p999_ns, (unsigned long long)x->samples,
 					x->sample_every,
-					x->errors ? "failed" : x->check_ok ? "ok" : "unwritten");
+					x->errors ? "failed" : x->check_ok ? "ok" : "unwritten",
+					x->cpu_share);
 			}
 	}
 }
@@ -966,6 +981,8 @@ static void json_write(FILE *f, struct plan *p, const struct machine *m, const s
 				json_num(f, x->p99_ns);
 				fprintf(f, ", \"p999_ns\": ");
 				json_num(f, x->p999_ns);
+				fprintf(f, ", \"cpu_share\": ");
+				json_num(f, x->cpu_share);
 				fprintf(f, ", \"samples\": %llu, \"sample_every\": %u, \"check\": \"%s\"}",
 					(unsigned long long)x->samples, x->sample_every,
 					x->errors ? "failed" : x->check_ok ? "ok" : "unwritten");
