@@ -10,5 +10,7 @@
 
 /* tools/cmd_bench.c: `surand bench ...` (argv[0] is "bench"). */
 int surand_cmd_bench(int argc, char **argv);
+/* tools/bench_chacha.c: `surand bench chacha ...` (argv[0] is "chacha"). */
+int surand_bench_chacha(int argc, char **argv);
 
 #endif

@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -40,9 +41,6 @@
 #include "internal.h"
 #include "surand.h"
 
-/* `surand bench chacha`: tools/bench_chacha.c when it is linked in. */
-int surand_bench_chacha(int argc, char **argv);
-#pragma weak surand_bench_chacha
 
 /* scales: yes when the aggregate at N threads reaches this share of N x 1 thread */
 #define SCALES_EFFICIENCY 0.70
@@ -1200,26 +1198,6 @@ out:
 	return rc;
 }
 
-/* ---- `surand bench chacha` until tools/bench_chacha.c provides it ------------------ */
-
-static int chacha_skeleton(void)
-{
-	static uint8_t buf[65536];
-	uint32_t key[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-	uint64_t ctr = 0;
-	double t0 = now_s(), t;
-	size_t n = 0;
-
-	do {
-		surand_chacha20_blocks(key, ctr, 0, buf, sizeof(buf) / 64);
-		ctr += sizeof(buf) / 64;
-		n += sizeof(buf);
-	} while ((t = now_s() - t0) < 0.5);
-	printf("chacha20 %-8s %8.1f MB/s (64 KiB outputs, byte %u)\n", surand_chacha20_impl_name(),
-	       n / t / 1e6, buf[n % sizeof(buf)]);
-	return SURAND_EX_OK;
-}
-
 /* ---- the command ------------------------------------------------------------------------- */
 
 static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
@@ -1261,9 +1239,7 @@ int surand_cmd_bench(int argc, char **argv)
 	unsigned n;
 
 	if (argc >= 2 && strcmp(argv[1], "chacha") == 0) {
-		if (surand_bench_chacha)
-			return surand_bench_chacha(argc - 1, argv + 1);
-		return chacha_skeleton();
+		return surand_bench_chacha(argc - 1, argv + 1);
 	}
 
 	memset(p, 0, sizeof(*p));

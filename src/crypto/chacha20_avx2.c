@@ -77,6 +77,7 @@ void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t counter, uint64
 		__m256i x8 = k[4], x9 = k[5], x10 = k[6], x11 = k[7];
 		__m256i x12 = ctr_lo, x13 = ctr_hi, x14 = n_lo, x15 = n_hi;
 
+#pragma GCC unroll 10
 		for (i = 0; i < SURAND_CHACHA_NROUNDS; i += 2) {
 			QR(x0, x4, x8, x12);
 			QR(x1, x5, x9, x13);

@@ -40,6 +40,15 @@
 		b0 = ROTL(b0, 7); b1 = ROTL(b1, 7); b2 = ROTL(b2, 7); b3 = ROTL(b3, 7);    \
 	} while (0)
 
+/* The scalar quarter round (for the precomputation). */
+#define SQR(a, b, c, d)                                              \
+	do {                                                         \
+		a += b; d ^= a; d = surand_rotl32(d, 16);            \
+		c += d; b ^= c; b = surand_rotl32(b, 12);            \
+		a += b; d ^= a; d = surand_rotl32(d, 8);             \
+		c += d; b ^= c; b = surand_rotl32(b, 7);             \
+	} while (0)
+
 /* 4x4 transpose of 32-bit words inside each 128-bit lane. */
 #define TRANSPOSE4(a, b, c, d)                                                      \
 	do {                                                                        \
@@ -114,8 +123,30 @@ void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint
 	const __m512i k2 = _mm512_set1_epi32((int)key[2]), k3 = _mm512_set1_epi32((int)key[3]);
 	const __m512i k4 = _mm512_set1_epi32((int)key[4]), k5 = _mm512_set1_epi32((int)key[5]);
 	const __m512i k6 = _mm512_set1_epi32((int)key[6]), k7 = _mm512_set1_epi32((int)key[7]);
+	/*
+	 * Precomputation (a known trick): in the first column round, columns 2
+	 * and 3 see only constants, key and nonce - the same in every lane and
+	 * every group of 16 blocks - so they are computed once per call, in
+	 * scalar code; columns 0 and 1 start with constant + key, also
+	 * precomputed.  pre[] holds key-derived words: wiped below.
+	 */
+	uint32_t pre[10];
+	__m512i p2a, p2b, p2c, p2d, p3a, p3b, p3c, p3d, p0a, p1a;
 	size_t n;
 	int i;
+
+	pre[0] = SURAND_CHACHA_C2, pre[1] = key[2], pre[2] = key[6], pre[3] = (uint32_t)nonce;
+	SQR(pre[0], pre[1], pre[2], pre[3]);
+	pre[4] = SURAND_CHACHA_C3, pre[5] = key[3], pre[6] = key[7], pre[7] = (uint32_t)(nonce >> 32);
+	SQR(pre[4], pre[5], pre[6], pre[7]);
+	pre[8] = SURAND_CHACHA_C0 + key[0];
+	pre[9] = SURAND_CHACHA_C1 + key[1];
+	p2a = _mm512_set1_epi32((int)pre[0]), p2b = _mm512_set1_epi32((int)pre[1]);
+	p2c = _mm512_set1_epi32((int)pre[2]), p2d = _mm512_set1_epi32((int)pre[3]);
+	p3a = _mm512_set1_epi32((int)pre[4]), p3b = _mm512_set1_epi32((int)pre[5]);
+	p3c = _mm512_set1_epi32((int)pre[6]), p3d = _mm512_set1_epi32((int)pre[7]);
+	p0a = _mm512_set1_epi32((int)pre[8]), p1a = _mm512_set1_epi32((int)pre[9]);
+	surand_wipe(pre, sizeof(pre));
 
 	for (n = nblocks / AVX512_BLOCKS; n; n--) {
 		const __m512i base_lo = _mm512_set1_epi32((int)(uint32_t)counter);
@@ -126,12 +157,31 @@ void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint
 		 * wraps modulo 2^64. */
 		const __mmask16 carry = _mm512_cmplt_epu32_mask(ctr_lo, base_lo);
 		const __m512i ctr_hi = _mm512_mask_add_epi32(base_hi, carry, base_hi, one);
-		__m512i x0 = c0, x1 = c1, x2 = c2, x3 = c3;
-		__m512i x4 = k0, x5 = k1, x6 = k2, x7 = k3;
-		__m512i x8 = k4, x9 = k5, x10 = k6, x11 = k7;
-		__m512i x12 = ctr_lo, x13 = ctr_hi, x14 = n_lo, x15 = n_hi;
+		/* Columns 0 and 1 after their first a += b; columns 2 and 3 after
+		 * the whole first quarter round. */
+		__m512i x0 = p0a, x1 = p1a, x2 = p2a, x3 = p3a;
+		__m512i x4 = k0, x5 = k1, x6 = p2b, x7 = p3b;
+		__m512i x8 = k4, x9 = k5, x10 = p2c, x11 = p3c;
+		__m512i x12 = ctr_lo, x13 = ctr_hi, x14 = p2d, x15 = p3d;
 
-		for (i = 0; i < SURAND_CHACHA_NROUNDS; i += 2) {
+		/* The rest of the first column round, columns 0 and 1. */
+		x12 = XOR(x12, x0); x13 = XOR(x13, x1);
+		x12 = ROTL(x12, 16); x13 = ROTL(x13, 16);
+		x8 = ADD(x8, x12); x9 = ADD(x9, x13);
+		x4 = XOR(x4, x8); x5 = XOR(x5, x9);
+		x4 = ROTL(x4, 12); x5 = ROTL(x5, 12);
+		x0 = ADD(x0, x4); x1 = ADD(x1, x5);
+		x12 = XOR(x12, x0); x13 = XOR(x13, x1);
+		x12 = ROTL(x12, 8); x13 = ROTL(x13, 8);
+		x8 = ADD(x8, x12); x9 = ADD(x9, x13);
+		x4 = XOR(x4, x8); x5 = XOR(x5, x9);
+		x4 = ROTL(x4, 7); x5 = ROTL(x5, 7);
+		/* The first diagonal round. */
+		QR4(x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14);
+
+		/* The other double rounds, fully unrolled: no loop-carried copies. */
+#pragma GCC unroll 10
+		for (i = 2; i < SURAND_CHACHA_NROUNDS; i += 2) {
 			/* column round */
 			QR4(x0, x4, x8, x12, x1, x5, x9, x13, x2, x6, x10, x14, x3, x7, x11, x15);
 			/* diagonal round */
