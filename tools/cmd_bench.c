@@ -41,7 +41,6 @@
 #include "internal.h"
 #include "surand.h"
 
-
 /* scales: yes when the aggregate at N threads reaches this share of N x 1 thread */
 #define SCALES_EFFICIENCY 0.70
 /* buffers of all threads of one cell together */
@@ -1238,9 +1237,8 @@ int surand_cmd_bench(int argc, char **argv)
 	char items[MAX_LIST][48];
 	unsigned n;
 
-	if (argc >= 2 && strcmp(argv[1], "chacha") == 0) {
-		return surand_bench_chacha(argc - 1, argv + 1);
-	}
+	if (argc >= 2 && strcmp(argv[1], "chacha") == 0)
+		return surand_bench_chacha(argc - 1, argv + 1); /* tools/bench_chacha.c */
 
 	memset(p, 0, sizeof(*p));
 	{
