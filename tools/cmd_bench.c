@@ -338,6 +338,7 @@ struct progress {
 	int on;
 	unsigned total, done;
 	double t_start;
+	double est_cell; /* seconds per cell before any has finished */
 };
 
 static void progress_show(struct progress *pg, const char *src, size_t size, unsigned threads)
@@ -345,7 +346,7 @@ static void progress_show(struct progress *pg, const char *src, size_t size, uns
 	if (!pg->on)
 		return;
 	double el = now_s() - pg->t_start;
-	double per = pg->done ? el / pg->done : 0.0;
+	double per = pg->done ? el / pg->done : pg->est_cell;
 	unsigned eta = (unsigned)(per * (pg->total - pg->done) + 0.5);
 	char sz[32];
 	fmt_bytes(sz, sizeof(sz), size);
@@ -430,7 +431,8 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 
 static int run_all(struct plan *p)
 {
-	struct progress pg = {.on = isatty(2), .t_start = now_s()};
+	struct progress pg = {.on = isatty(2), .t_start = now_s(),
+			      .est_cell = p->warmup + p->seconds + 0.02};
 	int failures = 0;
 
 	for (unsigned ri = 0; ri < p->nruns; ri++)
