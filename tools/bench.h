@@ -93,6 +93,8 @@ struct bench_result {
 	 * well under 1 means other work on the machine took CPU from the cell */
 	double cpu_share;
 	char error[160];       /* non-empty: the cell could not run */
+	int machine_limit;     /* with error: the machine's fault (threads, memory,
+				* no call in a short window), not the source's */
 };
 
 /* The cost of one pair of clock readings, in ns (median of many). */

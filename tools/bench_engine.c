@@ -306,6 +306,7 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 	tids = calloc(threads, sizeof(*tids));
 	if (!c || !ws || !tids) {
 		snprintf(res->error, sizeof(res->error), "out of memory for %u threads", threads);
+		res->machine_limit = 1;
 		free(c);
 		free(ws);
 		free(tids);
@@ -330,6 +331,7 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 		if (e) {
 			snprintf(res->error, sizeof(res->error), "could not start thread %u of %u: %s",
 				 i + 1, threads, strerror(e));
+			res->machine_limit = 1;
 			rc = -1;
 			break;
 		}
@@ -390,7 +392,9 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 				 "%u of %u threads could not set up the source", failed, threads);
 			rc = -1;
 		} else if (res->calls == 0) {
-			snprintf(res->error, sizeof(res->error), "no call completed in the window");
+			snprintf(res->error, sizeof(res->error),
+				 "no call completed in the %.3g s window (a longer --seconds)", seconds);
+			res->machine_limit = 1;
 			rc = -1;
 		} else {
 			res->calls_per_s = (double)res->calls / res->seconds;

@@ -14,9 +14,11 @@
  * threads, caches of state or locks.  The parent only plans, collects the
  * children's result lines through a pipe, and prints.
  *
- * Exit status: 0; 1 when a source failed (a child died, a call returned an
- * error, a buffer was not written, threads could not start); 64 for bad
- * input, before any work; 74 when an output file cannot be written.
+ * Exit status: 0; 1 when a source failed (its process died, a call returned
+ * an error, a buffer was not written, its per-thread setup failed); a cell
+ * the machine could not run (threads could not start, no call completed in
+ * a very short window) is reported, not failed; 64 for bad input, before
+ * any work; 74 when an output file cannot be written.
  * SPDX-License-Identifier: MIT
  */
 #include <ctype.h>
@@ -320,7 +322,7 @@ static void child_run(const struct plan *p, const struct run *r, int fd)
 			dprintf(fd, "S %u %u\n", si, ti);
 			if (bench_run_cell(r->src, p->sizes[si], p->threads[ti], p->seconds, p->warmup,
 					   NULL, &res) != 0) {
-				dprintf(fd, "E %u %u %s\n", si, ti, res.error);
+				dprintf(fd, "E %u %u %d %s\n", si, ti, res.machine_limit, res.error);
 				continue;
 			}
 			dprintf(fd, "R %u %u %llu %.17g %.17g %.17g %.17g %llu %u %llu %llu %d %.6g\n", si,
@@ -374,6 +376,7 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 
 	while ((len = getline(&line, &cap, in)) > 0) {
 		unsigned si, ti;
+		int limit;
 		if (line[len - 1] == '\n')
 			line[--len] = 0;
 		if (line[0] == 'A' && line[1] == ' ') {
@@ -385,17 +388,18 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 		} else if (sscanf(line, "S %u %u", &si, &ti) == 2 && si < p->nsizes &&
 			   ti < p->nthreads) {
 			progress_show(pg, r->name, p->sizes[si], p->threads[ti]);
-		} else if (line[0] == 'E' && sscanf(line, "E %u %u", &si, &ti) == 2 &&
+		} else if (line[0] == 'E' && sscanf(line, "E %u %u %d", &si, &ti, &limit) == 3 &&
 			   si < p->nsizes && ti < p->nthreads) {
 			struct cellres *c = cell_at(p, ri, si, ti);
 			const char *msg = line + 2;
-			for (int k = 0; k < 2 && msg; k++) {
+			for (int k = 0; k < 3 && msg; k++) {
 				msg = strchr(msg, ' ');
 				if (msg)
 					msg++;
 			}
 			c->have = 1;
 			c->ok = 0;
+			c->r.machine_limit = limit != 0;
 			snprintf(c->r.error, sizeof(c->r.error), "%s", msg ? msg : "failed");
 			pg->done++;
 		} else if (line[0] == 'R') {
@@ -498,7 +502,8 @@ static int run_all(struct plan *p)
 							 r->failed ? r->fail : "no result came back");
 						pg.done++;
 					}
-					if (!c->ok)
+					/* the source's fault fails the run; the machine's is reported only */
+					if (!c->ok && !c->r.machine_limit)
 						r->failed = 1;
 				}
 		}
@@ -735,7 +740,7 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 	printf("surand bench: %s; %s; %u CPUs; glibc %s; ChaCha20 body %s\n", m->kernel, m->cpu,
 	       p->ncpu, m->glibc, m->chacha);
 	printf("command: %s\n", p->command);
-	printf("%.2f s per cell after %.2f s of warm-up (not counted); every source in its own "
+	printf("%.3g s per cell after %.3g s of warm-up (not counted); every source in its own "
 	       "process;\nlatency: every Nth call timed (N per thread, so that timing costs < 1%%; "
 	       "a clock pair, %.0f ns, subtracted)\n\n",
 	       p->seconds, p->warmup, bench_timer_overhead_ns());
