@@ -497,6 +497,41 @@ static void reseed_ceiling_env(void)
 	t_in_child(ceiling_child, 30);
 }
 
+/* Threads refill, re-key and trigger scheduled reseeds while others force
+ * reseeds: under TSan this shows every lock-free read of the schedule. */
+static void *reseed_storm_worker(void *arg)
+{
+	uint8_t buf[1000];
+	long id = (long)arg;
+
+	for (int i = 0; i < 300; i++) {
+		surand_bytes(buf, (size_t)(i % 3 == 0 ? 1000 : 16));
+		if (id == 0 && i % 50 == 0)
+			surand_test_clock_advance(3000000000ull);
+		if (id == 1 && i % 40 == 0)
+			T_ASSERT(surand_reseed() == 0);
+	}
+	return NULL;
+}
+
+static void reseed_storm_child(void)
+{
+	pthread_t th[4];
+	struct surand_stats st;
+
+	for (long i = 0; i < 4; i++)
+		T_ASSERT(pthread_create(&th[i], NULL, reseed_storm_worker, (void *)i) == 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	st = stats_now();
+	T_ASSERT(st.reseeds_timer >= 1 && st.reseeds_forced >= 1);
+}
+
+static void reseeds_while_threads_draw(void)
+{
+	t_in_child(reseed_storm_child, 60);
+}
+
 /* ---- signals -------------------------------------------------------------------- */
 
 #define SIG_RING 8192
@@ -880,6 +915,7 @@ int main(int argc, char **argv)
 	T_RUN(sixty_four_threads_no_duplicate);
 	T_RUN(reseed_schedule);
 	T_RUN(reseed_ceiling_env);
+	T_RUN(reseeds_while_threads_draw);
 	T_RUN(signal_reentrancy);
 	T_RUN(getrandom_bad_input);
 	T_RUN(nonblock_before_ready);
