@@ -174,7 +174,9 @@ static uint64_t run_loop(struct worker *w, int phase, unsigned period, uint64_t 
 	const size_t stride = 2531 % len; /* moves the checked byte around */
 	const uint64_t overhead = (uint64_t)c->timer_ns;
 	uint64_t n = 0, zeros = 0, errors = 0, samples = 0, mins = UINT64_MAX;
-	unsigned count = 0;
+	/* the warm-up times its first call, so even a source too slow for 8
+	 * calls in the warm-up gets its sampling period from a real timing */
+	unsigned count = hist ? 0 : period - 1;
 	size_t j = 0;
 
 	while (__atomic_load_n(&c->phase, __ATOMIC_RELAXED) == phase) {
@@ -213,8 +215,8 @@ static uint64_t run_loop(struct worker *w, int phase, unsigned period, uint64_t 
 /*
  * The smallest power of two N with timer_ns <= N * call_ns / BUDGET: fast
  * calls (a few ns) are timed every 1024th or so, slow ones (microseconds)
- * every call.  No timing in the warm-up (the thread barely ran: a busy
- * machine, many threads; or calls slower than warm-up / 8): every 64th.
+ * every call.  No timing in the warm-up (the thread made no call in it: a
+ * busy machine, many threads): every 64th.
  */
 static unsigned choose_period(double timer_ns, uint64_t min_sample)
 {

@@ -783,7 +783,8 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 				char cps[24], mbs[24], ns[24], a[24], b[24], d[24], chk[48];
 				fmt_rate(cps, sizeof(cps), c->r.calls_per_s);
 				fmt_num(mbs, sizeof(mbs), c->r.mb_per_s, 1);
-				fmt_num(ns, sizeof(ns), c->r.ns_per_call_thread, 1);
+				fmt_num(ns, sizeof(ns), c->r.ns_per_call_thread,
+					c->r.ns_per_call_thread < 1e5 ? 1 : 0);
 				fmt_num(a, sizeof(a), c->r.p50_ns, 0);
 				fmt_num(b, sizeof(b), c->r.p99_ns, 0);
 				fmt_num(d, sizeof(d), c->r.p999_ns, 0);
