@@ -145,7 +145,7 @@ static void run_backend(const char *name, size_t *sizes, unsigned nsizes, unsign
 {
 	char desc[400], why[256];
 	if (bench_backend_source.setup(name, desc, sizeof(desc), why, sizeof(why)) != 0) {
-		printf("%-10s absent: %s\n", name, why);
+		printf("%-12s absent: %s\n", name, why);
 		return;
 	}
 	for (unsigned si = 0; si < nsizes; si++) {
@@ -156,14 +156,14 @@ static void run_backend(const char *name, size_t *sizes, unsigned nsizes, unsign
 			h.begin = calloc(threads[ti], sizeof(*h.begin));
 			h.end = calloc(threads[ti], sizeof(*h.end));
 			if (!h.begin || !h.end) {
-				printf("%-10s out of memory\n", name);
+				printf("%-12s out of memory\n", name);
 				free(h.begin);
 				free(h.end);
 				return;
 			}
 			if (bench_run_cell(&bench_backend_source, sizes[si], threads[ti], seconds,
 					   seconds / 4 > 0.01 ? seconds / 4 : 0.01, &hooks, &r) != 0) {
-				printf("%-10s %7zu %7u  %s\n", name, sizes[si], threads[ti], r.error);
+				printf("%-12s %7zu %7u  %s\n", name, sizes[si], threads[ti], r.error);
 			} else {
 				uint64_t rmw = 0, locks = 0;
 				for (unsigned t = 0; t < threads[ti]; t++) {
@@ -173,7 +173,7 @@ static void run_backend(const char *name, size_t *sizes, unsigned nsizes, unsign
 				char a[32], b[32];
 				per_call(a, sizeof(a), rmw, r.calls);
 				per_call(b, sizeof(b), locks, r.calls);
-				printf("%-10s %7zu %7u %12.0f %9.1f %10s %10s%s\n", name, sizes[si],
+				printf("%-12s %7zu %7u %12.0f %9.1f %10s %10s%s\n", name, sizes[si],
 				       threads[ti], r.calls_per_s, r.mb_per_s, a, b,
 				       r.check_ok && !r.errors ? "" : "  (check FAILED)");
 			}
@@ -240,7 +240,7 @@ bad:
 	}
 
 	printf("shared writes per call (bench build counters, measured calls only; %.2f s per "
-	       "cell)\n%-10s %7s %7s %12s %9s %10s %10s\n",
+	       "cell)\n%-12s %7s %7s %12s %9s %10s %10s\n",
 	       seconds, "backend", "size", "threads", "calls/s", "MB/s", "rmw/call", "locks/call");
 	fflush(stdout);
 	for (unsigned b = 0; b < nb; b++) {
@@ -252,7 +252,7 @@ bad:
 		}
 		int st = 0;
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
-			printf("%-10s FAILED: its process died\n", backends[b]);
+			printf("%-12s FAILED: its process died\n", backends[b]);
 			return 1;
 		}
 	}

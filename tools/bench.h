@@ -89,7 +89,12 @@ struct bench_result {
 	uint64_t errors;       /* calls that returned failure */
 	int check_ok;          /* 1: the checked bytes look written */
 	int threads_started;
+	/* CPU time the process got in the window / (window x min(threads, CPUs)):
+	 * well under 1 means other work on the machine took CPU from the cell */
+	double cpu_share;
 	char error[160];       /* non-empty: the cell could not run */
+	int machine_limit;     /* with error: the machine's fault (threads, memory,
+				* no call in a short window), not the source's */
 };
 
 /* The cost of one pair of clock readings, in ns (median of many). */

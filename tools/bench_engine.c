@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ enum { PHASE_WARM = 0, PHASE_MEASURE = 1, PHASE_STOP = 2 };
 /* Timing may cost at most 1/BENCH_TIMING_BUDGET of a call on average. */
 #define BENCH_TIMING_BUDGET 100.0
 #define BENCH_WARMUP_PERIOD 8u
+#define BENCH_DEFAULT_PERIOD 64u
 #define BENCH_MAX_PERIOD 65536u
 #define BENCH_WORKER_STACK_BYTES (512u << 10)
 
@@ -76,6 +78,22 @@ uint64_t bench_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned usable_cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	return 1;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -156,7 +174,9 @@ static uint64_t run_loop(struct worker *w, int phase, unsigned period, uint64_t 
 	const size_t stride = 2531 % len; /* moves the checked byte around */
 	const uint64_t overhead = (uint64_t)c->timer_ns;
 	uint64_t n = 0, zeros = 0, errors = 0, samples = 0, mins = UINT64_MAX;
-	unsigned count = 0;
+	/* the warm-up times its first call, so even a source too slow for 8
+	 * calls in the warm-up gets its sampling period from a real timing */
+	unsigned count = hist ? 0 : period - 1;
 	size_t j = 0;
 
 	while (__atomic_load_n(&c->phase, __ATOMIC_RELAXED) == phase) {
@@ -195,13 +215,13 @@ static uint64_t run_loop(struct worker *w, int phase, unsigned period, uint64_t 
 /*
  * The smallest power of two N with timer_ns <= N * call_ns / BUDGET: fast
  * calls (a few ns) are timed every 1024th or so, slow ones (microseconds)
- * every call.  No timing in the warm-up means calls so slow that fewer than
- * BENCH_WARMUP_PERIOD fit in it: time every call.
+ * every call.  No timing in the warm-up (the thread made no call in it: a
+ * busy machine, many threads): every 64th.
  */
 static unsigned choose_period(double timer_ns, uint64_t min_sample)
 {
 	if (min_sample == UINT64_MAX)
-		return 1;
+		return BENCH_DEFAULT_PERIOD;
 	double call_ns = (double)min_sample;
 	if (call_ns < 1.0)
 		call_ns = 1.0;
@@ -288,6 +308,7 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 	tids = calloc(threads, sizeof(*tids));
 	if (!c || !ws || !tids) {
 		snprintf(res->error, sizeof(res->error), "out of memory for %u threads", threads);
+		res->machine_limit = 1;
 		free(c);
 		free(ws);
 		free(tids);
@@ -312,6 +333,7 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 		if (e) {
 			snprintf(res->error, sizeof(res->error), "could not start thread %u of %u: %s",
 				 i + 1, threads, strerror(e));
+			res->machine_limit = 1;
 			rc = -1;
 			break;
 		}
@@ -327,14 +349,16 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 	pthread_cond_broadcast(&c->cv);
 	pthread_mutex_unlock(&c->mu);
 
-	uint64_t t0 = 0, t1 = 0;
+	uint64_t t0 = 0, t1 = 0, cpu0 = 0, cpu1 = 0;
 	if (rc == 0) {
 		uint64_t start = bench_now_ns();
 		sleep_until(start + (uint64_t)(warmup_s * 1e9));
 		__atomic_store_n(&c->phase, PHASE_MEASURE, __ATOMIC_RELEASE);
 		t0 = bench_now_ns();
+		cpu0 = process_cpu_ns();
 		sleep_until(t0 + (uint64_t)(seconds * 1e9));
 		__atomic_store_n(&c->phase, PHASE_STOP, __ATOMIC_RELEASE);
+		cpu1 = process_cpu_ns();
 		t1 = bench_now_ns();
 	}
 	for (unsigned i = 0; i < started; i++)
@@ -360,12 +384,19 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 		res->sample_every = period;
 		res->seconds = (double)(t1 - t0) / 1e9;
 		res->bytes = res->calls * (uint64_t)len;
+		{
+			unsigned ncpu = usable_cpus();
+			double want = res->seconds * (threads < ncpu ? threads : ncpu);
+			res->cpu_share = want > 0 ? (double)(cpu1 - cpu0) / 1e9 / want : 0;
+		}
 		if (failed) {
 			snprintf(res->error, sizeof(res->error),
 				 "%u of %u threads could not set up the source", failed, threads);
 			rc = -1;
 		} else if (res->calls == 0) {
-			snprintf(res->error, sizeof(res->error), "no call completed in the window");
+			snprintf(res->error, sizeof(res->error),
+				 "no call completed in the %.3g s window (a longer --seconds)", seconds);
+			res->machine_limit = 1;
 			rc = -1;
 		} else {
 			res->calls_per_s = (double)res->calls / res->seconds;

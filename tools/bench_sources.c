@@ -535,7 +535,7 @@ static int sodium_setup(const char *arg, char *desc, size_t desc_len, char *why,
 	snprintf(desc, desc_len, "libsodium %s randombytes_buf, implementation \"%s\"%s",
 		 sodium_version_string(), impl ? impl : "?",
 		 impl && strcmp(impl, "sysrandom") == 0
-			 ? ": the getrandom(2) syscall (libsodium's default)"
+			 ? ": the getrandom(2) syscall, 256 bytes per syscall (libsodium's default)"
 			 : "");
 	return 0;
 #else

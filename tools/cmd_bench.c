@@ -14,9 +14,11 @@
  * threads, caches of state or locks.  The parent only plans, collects the
  * children's result lines through a pipe, and prints.
  *
- * Exit status: 0; 1 when a source failed (a child died, a call returned an
- * error, a buffer was not written, threads could not start); 64 for bad
- * input, before any work; 74 when an output file cannot be written.
+ * Exit status: 0; 1 when a source failed (its process died, a call returned
+ * an error, a buffer was not written, its per-thread setup failed); a cell
+ * the machine could not run (threads could not start, no call completed in
+ * a very short window) is reported, not failed; 64 for bad input, before
+ * any work; 74 when an output file cannot be written.
  * SPDX-License-Identifier: MIT
  */
 #include <ctype.h>
@@ -41,11 +43,12 @@
 #include "internal.h"
 #include "surand.h"
 
-
 /* scales: yes when the aggregate at N threads reaches this share of N x 1 thread */
 #define SCALES_EFFICIENCY 0.70
 /* buffers of all threads of one cell together */
 #define BENCH_MAX_BUFFER_BYTES (1ull << 30)
+/* cells below this share of the CPU time they asked for are flagged as starved */
+#define BUSY_CPU_SHARE 0.80
 #define DEFAULT_SECONDS 0.5
 #define QUICK_SECONDS 0.15
 #define MAX_LIST 64
@@ -319,14 +322,14 @@ static void child_run(const struct plan *p, const struct run *r, int fd)
 			dprintf(fd, "S %u %u\n", si, ti);
 			if (bench_run_cell(r->src, p->sizes[si], p->threads[ti], p->seconds, p->warmup,
 					   NULL, &res) != 0) {
-				dprintf(fd, "E %u %u %s\n", si, ti, res.error);
+				dprintf(fd, "E %u %u %d %s\n", si, ti, res.machine_limit, res.error);
 				continue;
 			}
-			dprintf(fd, "R %u %u %llu %.17g %.17g %.17g %.17g %llu %u %llu %llu %d\n", si, ti,
-				(unsigned long long)res.calls, res.seconds, res.p50_ns, res.p99_ns,
+			dprintf(fd, "R %u %u %llu %.17g %.17g %.17g %.17g %llu %u %llu %llu %d %.6g\n", si,
+				ti, (unsigned long long)res.calls, res.seconds, res.p50_ns, res.p99_ns,
 				res.p999_ns, (unsigned long long)res.samples, res.sample_every,
 				(unsigned long long)res.zero_checks, (unsigned long long)res.errors,
-				res.check_ok);
+				res.check_ok, res.cpu_share);
 		}
 	}
 }
@@ -337,6 +340,7 @@ struct progress {
 	int on;
 	unsigned total, done;
 	double t_start;
+	double est_cell; /* seconds per cell before any has finished */
 };
 
 static void progress_show(struct progress *pg, const char *src, size_t size, unsigned threads)
@@ -344,7 +348,7 @@ static void progress_show(struct progress *pg, const char *src, size_t size, uns
 	if (!pg->on)
 		return;
 	double el = now_s() - pg->t_start;
-	double per = pg->done ? el / pg->done : 0.0;
+	double per = pg->done ? el / pg->done : pg->est_cell;
 	unsigned eta = (unsigned)(per * (pg->total - pg->done) + 0.5);
 	char sz[32];
 	fmt_bytes(sz, sizeof(sz), size);
@@ -372,6 +376,7 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 
 	while ((len = getline(&line, &cap, in)) > 0) {
 		unsigned si, ti;
+		int limit;
 		if (line[len - 1] == '\n')
 			line[--len] = 0;
 		if (line[0] == 'A' && line[1] == ' ') {
@@ -383,17 +388,18 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 		} else if (sscanf(line, "S %u %u", &si, &ti) == 2 && si < p->nsizes &&
 			   ti < p->nthreads) {
 			progress_show(pg, r->name, p->sizes[si], p->threads[ti]);
-		} else if (line[0] == 'E' && sscanf(line, "E %u %u", &si, &ti) == 2 &&
+		} else if (line[0] == 'E' && sscanf(line, "E %u %u %d", &si, &ti, &limit) == 3 &&
 			   si < p->nsizes && ti < p->nthreads) {
 			struct cellres *c = cell_at(p, ri, si, ti);
 			const char *msg = line + 2;
-			for (int k = 0; k < 2 && msg; k++) {
+			for (int k = 0; k < 3 && msg; k++) {
 				msg = strchr(msg, ' ');
 				if (msg)
 					msg++;
 			}
 			c->have = 1;
 			c->ok = 0;
+			c->r.machine_limit = limit != 0;
 			snprintf(c->r.error, sizeof(c->r.error), "%s", msg ? msg : "failed");
 			pg->done++;
 		} else if (line[0] == 'R') {
@@ -401,9 +407,10 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 			unsigned long long calls, samples, zeros, errors;
 			int check;
 			memset(&res, 0, sizeof(res));
-			if (sscanf(line, "R %u %u %llu %lg %lg %lg %lg %llu %u %llu %llu %d", &si, &ti,
-				   &calls, &res.seconds, &res.p50_ns, &res.p99_ns, &res.p999_ns,
-				   &samples, &res.sample_every, &zeros, &errors, &check) != 12 ||
+			if (sscanf(line, "R %u %u %llu %lg %lg %lg %lg %llu %u %llu %llu %d %lg", &si,
+				   &ti, &calls, &res.seconds, &res.p50_ns, &res.p99_ns, &res.p999_ns,
+				   &samples, &res.sample_every, &zeros, &errors, &check,
+				   &res.cpu_share) != 13 ||
 			    si >= p->nsizes || ti >= p->nthreads || res.seconds <= 0)
 				continue;
 			res.calls = calls;
@@ -428,7 +435,8 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 
 static int run_all(struct plan *p)
 {
-	struct progress pg = {.on = isatty(2), .t_start = now_s()};
+	struct progress pg = {.on = isatty(2), .t_start = now_s(),
+			      .est_cell = p->warmup + p->seconds + 0.02};
 	int failures = 0;
 
 	for (unsigned ri = 0; ri < p->nruns; ri++)
@@ -494,7 +502,8 @@ static int run_all(struct plan *p)
 							 r->failed ? r->fail : "no result came back");
 						pg.done++;
 					}
-					if (!c->ok)
+					/* the source's fault fails the run; the machine's is reported only */
+					if (!c->ok && !c->r.machine_limit)
 						r->failed = 1;
 				}
 		}
@@ -731,7 +740,7 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 	printf("surand bench: %s; %s; %u CPUs; glibc %s; ChaCha20 body %s\n", m->kernel, m->cpu,
 	       p->ncpu, m->glibc, m->chacha);
 	printf("command: %s\n", p->command);
-	printf("%.2f s per cell after %.2f s of warm-up (not counted); every source in its own "
+	printf("%.3g s per cell after %.3g s of warm-up (not counted); every source in its own "
 	       "process;\nlatency: every Nth call timed (N per thread, so that timing costs < 1%%; "
 	       "a clock pair, %.0f ns, subtracted)\n\n",
 	       p->seconds, p->warmup, bench_timer_overhead_ns());
@@ -752,8 +761,10 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 			if (p->runs[i].absent)
 				printf("  %-*s %s\n", w, p->runs[i].name, p->runs[i].why);
 	}
-	printf("\n%-*s %9s %7s %10s %10s %11s %9s %9s %9s  %s\n", w, "source", "size", "threads",
-	       "calls/s", "MB/s", "ns/call/thr", "p50 ns", "p99 ns", "p99.9 ns", "check");
+	printf("\n%-*s %9s %7s %10s %10s %11s %9s %9s %9s %5s  %s\n", w, "source", "size",
+	       "threads", "calls/s", "MB/s", "ns/call/thr", "p50 ns", "p99 ns", "p99.9 ns", "cpu%",
+	       "check");
+	unsigned starved = 0, measured = 0;
 	for (unsigned ri = 0; ri < p->nruns; ri++) {
 		const struct run *r = &p->runs[ri];
 		char name[64];
@@ -772,7 +783,8 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 				char cps[24], mbs[24], ns[24], a[24], b[24], d[24], chk[48];
 				fmt_rate(cps, sizeof(cps), c->r.calls_per_s);
 				fmt_num(mbs, sizeof(mbs), c->r.mb_per_s, 1);
-				fmt_num(ns, sizeof(ns), c->r.ns_per_call_thread, 1);
+				fmt_num(ns, sizeof(ns), c->r.ns_per_call_thread,
+					c->r.ns_per_call_thread < 1e5 ? 1 : 0);
 				fmt_num(a, sizeof(a), c->r.p50_ns, 0);
 				fmt_num(b, sizeof(b), c->r.p99_ns, 0);
 				fmt_num(d, sizeof(d), c->r.p999_ns, 0);
@@ -783,13 +795,21 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 					snprintf(chk, sizeof(chk), "BAD: buffer not written");
 				else
 					snprintf(chk, sizeof(chk), "ok");
-				printf("%-*s %9s %7u %10s %10s %11s %9s %9s %9s  %s\n", w, name, sz,
-				       p->threads[ti], cps, mbs, ns, a, b, d, chk);
+				printf("%-*s %9s %7u %10s %10s %11s %9s %9s %9s %5.0f  %s\n", w, name,
+				       sz, p->threads[ti], cps, mbs, ns, a, b, d,
+				       c->r.cpu_share * 100, chk);
+				measured++;
+				starved += c->r.cpu_share < BUSY_CPU_SHARE;
 			}
 		}
 		if (r->failed && r->fail[0])
 			printf("%-*s  FAILED: %s\n", w, name, r->fail);
 	}
+
+	if (starved)
+		printf("note: %u of %u cells got under %.0f%% of the CPU time they asked for (cpu%%): "
+		       "other work on this machine; their rates understate the sources\n",
+		       starved, measured, BUSY_CPU_SHARE * 100);
 
 	printf("\nbars (issue 3), surand default = %s, ratios from this run:\n", p->backends[0]);
 	for (int i = 0; i < NBARS; i++) {
@@ -855,11 +875,12 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 static void csv_write(FILE *f, struct plan *p)
 {
 	fprintf(f, "source,kind,size,threads,seconds,calls,bytes,calls_per_s,mb_per_s,"
-		   "ns_per_call_thread,p50_ns,p99_ns,p999_ns,samples,sample_every,check,error\n");
+		   "ns_per_call_thread,p50_ns,p99_ns,p999_ns,samples,sample_every,check,error,"
+		   "cpu_share\n");
 	for (unsigned ri = 0; ri < p->nruns; ri++) {
 		const struct run *r = &p->runs[ri];
 		if (r->absent) {
-			fprintf(f, "%s,absent,,,,,,,,,,,,,,,\"%s\"\n", r->name, r->why);
+			fprintf(f, "%s,absent,,,,,,,,,,,,,,,\"%s\",\n", r->name, r->why);
 			continue;
 		}
 		for (unsigned si = 0; si < p->nsizes; si++)
@@ -867,19 +888,20 @@ static void csv_write(FILE *f, struct plan *p)
 				const struct cellres *c = cell_at(p, ri, si, ti);
 				const struct bench_result *x = &c->r;
 				if (x->error[0]) {
-					fprintf(f, "%s,%s,%zu,%u,,,,,,,,,,,,,\"%s\"\n", r->name,
+					fprintf(f, "%s,%s,%zu,%u,,,,,,,,,,,,,\"%s\",\n", r->name,
 						kind_name(r), p->sizes[si], p->threads[ti], x->error);
 					continue;
 				}
 				fprintf(f,
 					"%s,%s,%zu,%u,%.6f,%llu,%llu,%.1f,%.3f,%.3f,%.0f,%.0f,%.0f,%llu,"
-					"%u,%s,\n",
+					"%u,%s,,%.3f\n",
 					r->name, kind_name(r), p->sizes[si], p->threads[ti], x->seconds,
 					(unsigned long long)x->calls, (unsigned long long)x->bytes,
 					x->calls_per_s, x->mb_per_s, x->ns_per_call_thread, x->p50_ns,
 					x->p99_ns, x->p999_ns, (unsigned long long)x->samples,
 					x->sample_every,
-					x->errors ? "failed" : x->check_ok ? "ok" : "unwritten");
+					x->errors ? "failed" : x->check_ok ? "ok" : "unwritten",
+					x->cpu_share);
 			}
 	}
 }
@@ -964,6 +986,8 @@ static void json_write(FILE *f, struct plan *p, const struct machine *m, const s
 				json_num(f, x->p99_ns);
 				fprintf(f, ", \"p999_ns\": ");
 				json_num(f, x->p999_ns);
+				fprintf(f, ", \"cpu_share\": ");
+				json_num(f, x->cpu_share);
 				fprintf(f, ", \"samples\": %llu, \"sample_every\": %u, \"check\": \"%s\"}",
 					(unsigned long long)x->samples, x->sample_every,
 					x->errors ? "failed" : x->check_ok ? "ok" : "unwritten");
@@ -1221,9 +1245,8 @@ int surand_cmd_bench(int argc, char **argv)
 	char items[MAX_LIST][48];
 	unsigned n;
 
-	if (argc >= 2 && strcmp(argv[1], "chacha") == 0) {
-		return surand_bench_chacha(argc - 1, argv + 1);
-	}
+	if (argc >= 2 && strcmp(argv[1], "chacha") == 0)
+		return surand_bench_chacha(argc - 1, argv + 1); /* tools/bench_chacha.c */
 
 	memset(p, 0, sizeof(*p));
 	{
