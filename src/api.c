@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "entropy/entropy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -403,6 +404,7 @@ SURAND_API int surand_stats(struct surand_stats *st, size_t size)
 	s.fallback_signal = SURAND_LOAD(n_fallback_signal);
 	s.fallback_urandom = surand_kernel_urandom_fallbacks();
 	s.droppable = surand_secmem_kind() == 1;
+	surand_entropy_stats(&s);
 	if (be && be->stats)
 		be->stats(&s);
 	if (size > sizeof(s))

@@ -13,6 +13,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "entropy/entropy.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -81,7 +82,11 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	 * kept and the new seed's is added; a zero old key (first seed) is fine. */
 	for (i = 0; i < 8; i++)
 		k[i] = (base->valid ? base->key[i] : 0) ^ surand_load32_le(seed + 4 * i);
-	/* ENTROPY-HOOK: the entropy pool joins here as a catastrophic reseed. */
+	/* ENTROPY-HOOK: the entropy pool joins here as a catastrophic reseed
+	 * (>= 256 credited bits XORed into k; sources sampled at scheduled and
+	 * forced reseeds only, bounded in time). */
+	(void)surand_entropy_reseed_hook(k, cause == SURAND_RESEED_TIMER ||
+					     cause == SURAND_RESEED_FORCED);
 	surand_chacha20_blocks(k, 0, NONCE_BASE_RESEED, block, 1);
 	memcpy(base->key, block, 32);
 	now = surand_now_ns();
