@@ -13,6 +13,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "benchcount.h"
 #include "entropy/entropy.h"
 
 #include <errno.h>
