@@ -179,6 +179,14 @@ static inline int fill(void *buf, size_t len)
 
 /* ==== 3. bytes =============================================================== */
 
+/* Fail closed: never zeros, never a guessable stream. */
+static __attribute__((noinline, cold, noreturn)) void bytes_failed(void *buf, size_t len, int r)
+{
+	surand_wipe(buf, len);
+	errno = -r;
+	surand_fatal("no seed from the kernel (getrandom(2) and /dev/urandom both refused)");
+}
+
 static inline __attribute__((always_inline)) void bytes_impl(void *buf, size_t len)
 {
 	int r;
@@ -188,12 +196,8 @@ static inline __attribute__((always_inline)) void bytes_impl(void *buf, size_t l
 	if (SURAND_UNLIKELY(buf == NULL))
 		surand_fatal("surand_bytes: NULL buffer");
 	r = fill(buf, len);
-	if (SURAND_UNLIKELY(r != 0)) {
-		/* Fail closed: never zeros, never a guessable stream. */
-		surand_wipe(buf, len);
-		errno = -r;
-		surand_fatal("no seed from the kernel (getrandom(2) and /dev/urandom both refused)");
-	}
+	if (SURAND_UNLIKELY(r != 0))
+		bytes_failed(buf, len, r);
 }
 
 SURAND_API void surand_bytes(void *buf, size_t len)
