@@ -55,6 +55,18 @@ static void all_sources_back(void)
 		surand_test_entropy_source_set(i, 1);
 }
 
+/* A scheduled (timer) reseed now: the clock jumps past the reseed ceiling and
+ * a large request makes this thread's slot check the schedule. */
+static int timer_reseed(void)
+{
+	static uint8_t big[1024];
+	struct surand_stats s0 = stats();
+
+	surand_test_clock_advance(301ull * 1000000000ull);
+	surand_bytes(big, sizeof(big));
+	return stats().reseeds_timer > s0.reseeds_timer ? 0 : -1;
+}
+
 /* Empties the pool's credit (an extraction restarts it at 0). */
 static int drain_credit(void)
 {
@@ -819,11 +831,12 @@ static void cpu_rng_absent_failing_stuck(void)
 	e0 = src_stats(SURAND_ES_CPU);
 	T_ASSERT_EQ_U64(e0.available, 0);
 	for (i = 0; i < 3; i++)
-		T_ASSERT(surand_reseed() == 0);
+		surand_entropy_collect();
+	T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
 	surand_bytes(out, sizeof(out));
 	e1 = src_stats(SURAND_ES_CPU);
 	T_ASSERT_EQ_U64(e1.c.samples, e0.c.samples);
-	T_ASSERT(e1.c.skipped >= e0.c.skipped + 3);
+	T_ASSERT(e1.c.skipped >= e0.c.skipped + 4);
 
 	/* failing: counted, bounded, nothing credited */
 	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_FAILING);
@@ -831,14 +844,15 @@ static void cpu_rng_absent_failing_stuck(void)
 	if (e0.available) {
 		t0 = now_s();
 		for (i = 0; i < 3; i++)
-			T_ASSERT(surand_reseed() == 0);
+			surand_entropy_collect();
 		dt = now_s() - t0;
+		T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
 		surand_bytes(out, sizeof(out));
 		e1 = src_stats(SURAND_ES_CPU);
 		T_ASSERT(e1.c.failures >= e0.c.failures + 3);
 		T_ASSERT_EQ_U64(e1.c.samples, e0.c.samples);
 		T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
-		T_ASSERT_MSG(dt < 0.5, "3 reseeds with a failing RDSEED took %.3f s", dt);
+		T_ASSERT_MSG(dt < 0.5, "3 rounds with a failing RDSEED took %.3f s", dt);
 	}
 
 	/* stuck: health alarms, disabled, never credited even when trusted */
@@ -852,7 +866,7 @@ static void cpu_rng_absent_failing_stuck(void)
 		T_ASSERT(e1.c.health_rct >= e0.c.health_rct + 3);
 		T_ASSERT(e1.disabled);
 		T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
-		T_ASSERT(surand_reseed() == 0);
+		T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
 		surand_bytes(out, sizeof(out));
 	}
 	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_NONE);
@@ -907,23 +921,46 @@ static void cpu_rng_credited_only_when_trusted(void)
 	all_sources_back();
 }
 
-static void reseed_samples_the_sources(void)
+static void scheduled_reseeds_sample_the_sources(void)
 {
 	struct surand_entropy_source_stats j0, c0, j1, c1;
 
 	surand_test_entropy_health_reset(SURAND_ES_JITTER);
 	j0 = src_stats(SURAND_ES_JITTER);
 	c0 = src_stats(SURAND_ES_CPU);
+	/* a forced reseed stays cheap: no sampling */
 	T_ASSERT(surand_reseed() == 0);
+	T_ASSERT_EQ_U64(src_stats(SURAND_ES_JITTER).c.samples, j0.c.samples);
+	/* a scheduled one samples */
+	T_ASSERT(timer_reseed() == 0);
 	j1 = src_stats(SURAND_ES_JITTER);
 	c1 = src_stats(SURAND_ES_CPU);
 	T_ASSERT(j1.c.samples > j0.c.samples);
 	T_ASSERT(c1.c.samples + c1.c.failures + c1.c.skipped > c0.c.samples + c0.c.failures + c0.c.skipped);
 	/* a source switched off is not sampled */
 	surand_test_entropy_source_set(SURAND_ES_JITTER, 0);
-	T_ASSERT(surand_reseed() == 0);
+	T_ASSERT(timer_reseed() == 0);
 	T_ASSERT_EQ_U64(src_stats(SURAND_ES_JITTER).c.samples, j1.c.samples);
 	T_ASSERT_EQ_U64(src_stats(SURAND_ES_JITTER).on, 0);
+	all_sources_back();
+}
+
+/* The pool joins a scheduled reseed too, and the reseed counts as a timer one. */
+static void catastrophic_at_scheduled_reseed(void)
+{
+	uint8_t buf[32];
+	struct surand_stats s0, s1;
+
+	quiet_sources();
+	T_ASSERT(drain_credit() == 0);
+	t_randbytes(&rng, buf, sizeof(buf));
+	T_ASSERT(surand_add_entropy(buf, sizeof(buf), 256) == 0);
+	s0 = stats();
+	T_ASSERT(timer_reseed() == 0);
+	s1 = stats();
+	T_ASSERT_EQ_U64(surand_test_entropy_last_reseed_pooled(), 1);
+	T_ASSERT_EQ_U64(s1.reseeds_catastrophic, s0.reseeds_catastrophic + 1);
+	T_ASSERT_EQ_U64(s1.pool_credit_bits, 0);
 	all_sources_back();
 }
 
@@ -1157,7 +1194,8 @@ int main(int argc, char **argv)
 	T_RUN(jitter_source_real);
 	T_RUN(cpu_rng_absent_failing_stuck);
 	T_RUN(cpu_rng_credited_only_when_trusted);
-	T_RUN(reseed_samples_the_sources);
+	T_RUN(scheduled_reseeds_sample_the_sources);
+	T_RUN(catastrophic_at_scheduled_reseed);
 	T_RUN(environment_switches);
 	T_RUN(nested_calls_take_the_lock_free_path);
 	T_RUN(signal_handlers_never_deadlock);
