@@ -87,5 +87,57 @@ void surand_test_fastpool_force_slot(int slot);
 /* A slot's events since its last spill and its event total; 0, or -1 (no such slot). */
 int surand_test_fastpool_slot(unsigned slot, unsigned *count, uint64_t *events);
 
+/* ---- the designs of the 2015 debate (src/gen/designs.h) ------------------ */
+
+/* Every call of surand_current_cpu() returns cpu (-1: the real CPU again). */
+void surand_test_cpu_override(int cpu);
+
+/*
+ * A copy of the active backend's state, for property tests (backtracking,
+ * independent reference computations).  which: SURAND_TEST_SNAP_LAST for the
+ * state the calling thread's last call used, SURAND_TEST_SNAP_PRIMARY for
+ * nodecrng's primary CRNG, or a node / CPU index.  0, or -1 when the backend
+ * has no such state (or no snapshot hook).
+ */
+enum {
+	SURAND_TEST_SNAP_LAST = -1,
+	SURAND_TEST_SNAP_PRIMARY = -2,
+};
+enum surand_test_snap_kind {
+	SURAND_TEST_SNAP_POOL = 1,   /* a 2015 pool: pool[], add_ptr, input_rotate */
+	SURAND_TEST_SNAP_CHACHA = 2, /* a ChaCha20 state: key, counter (next block), nonce */
+};
+struct surand_test_snapshot {
+	int kind;            /* enum surand_test_snap_kind */
+	int index;           /* node / CPU of the state copied */
+	uint32_t pool[128];  /* POOL: the pool words (nwords of them) */
+	uint32_t nwords;
+	uint32_t add_ptr;
+	uint32_t input_rotate;
+	uint32_t key[8];     /* CHACHA */
+	uint64_t counter;
+	uint64_t nonce;
+	uint64_t generation; /* key generation, where the design has one */
+	uint8_t extra[1280]; /* any other state bytes (pending mixback hashes, ...) */
+	uint32_t extra_len;
+};
+int surand_test_snapshot(int which, struct surand_test_snapshot *s);
+
+/* 2015 pools: how often each word of the pool of node `which` was written by
+ * the mixing function (0 .. nwords-1); 0, or -1 when the backend has none. */
+int surand_test_pool_writes(int which, uint64_t *counts, uint32_t nwords);
+
+/* salted: the calling thread holds (1) or releases (0) the mixback lock, as
+ * a reader that won the trylock would; release folds the pending buffer. */
+void surand_test_salted_hold(int on);
+/* salted: the salt (5 words) of the calling thread's last extraction. */
+void surand_test_salted_last_salt(uint32_t salt[5]);
+
+/* taskcrng: 1 when the calling thread has been switched to its own CRNG. */
+int surand_test_taskcrng_switched(void);
+
+/* percpu: the next n per-CPU trylocks fail as if another thread held them. */
+void surand_test_percpu_fail_trylock(int n);
+
 #endif
 #endif

@@ -13,6 +13,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "benchcount.h"
 #include "entropy/entropy.h"
 
 #include <errno.h>
@@ -107,6 +108,7 @@ static void lock_base(int *oldstate)
 	/* No cancellation point may leave the base lock held. */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, oldstate);
 	pthread_mutex_lock(&base_lock);
+	SURAND_BENCH_COUNT_LOCK();
 }
 
 static void unlock_base(int oldstate)
