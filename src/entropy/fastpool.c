@@ -248,7 +248,7 @@ static __attribute__((noinline)) void fp_spill_unlock(struct fp_meta *m, struct 
 	m->last_spill_ns = now;
 	__atomic_store_n(&m->spills, m->spills + 1, __ATOMIC_RELAXED);
 	/* Order the copy before the re-check: a dropped page reads valid == 0. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	SURAND_LOAD_FENCE();
 	if (SURAND_UNLIKELY(__atomic_load_n(&s->valid, __ATOMIC_RELAXED) != FP_VALID))
 		credit = 0; /* the state we copied may be zeros: mix, never credit it */
 	__atomic_store_n(&m->lock, 0, __ATOMIC_RELEASE);

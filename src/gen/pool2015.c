@@ -124,7 +124,7 @@ int surand_p15_extract(struct surand_p15 *p, unsigned nwords, uint8_t out[SURAND
 		return -1;
 	surand_p15_hash(p, nwords, surand_p15_sha1_iv, h);
 	/* A dropped page reads as zeros: then the hash was of (partly) zeros. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	SURAND_LOAD_FENCE();
 	if (SURAND_UNLIKELY(!__atomic_load_n(&p->valid, __ATOMIC_RELAXED))) {
 		surand_wipe(h, sizeof(h));
 		return -1;
