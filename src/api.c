@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "entropy/entropy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -204,6 +205,19 @@ SURAND_API void surand_bytes(void *buf, size_t len)
 	bytes_impl(buf, len);
 }
 
+/* The calls with an error return: 0, or -1 with errno and nothing left in buf. */
+static int fill_or_errno(void *buf, size_t len)
+{
+	int r = fill(buf, len);
+
+	if (SURAND_UNLIKELY(r != 0)) {
+		surand_wipe(buf, len);
+		errno = -r;
+		return -1;
+	}
+	return 0;
+}
+
 SURAND_API ssize_t surand_getrandom(void *buf, size_t len, unsigned int flags)
 {
 	const unsigned known = SURAND_GRND_NONBLOCK | SURAND_GRND_RANDOM | SURAND_GRND_INSECURE;
@@ -239,19 +253,13 @@ SURAND_API ssize_t surand_getrandom(void *buf, size_t len, unsigned int flags)
 		}
 		/* Otherwise the backend waits for the kernel, like getrandom(2). */
 	}
-	r = fill(buf, len);
-	if (r != 0) {
-		surand_wipe(buf, len);
-		errno = -r;
+	if (fill_or_errno(buf, len) != 0)
 		return -1;
-	}
 	return (ssize_t)len;
 }
 
 SURAND_API int surand_getentropy(void *buf, size_t len)
 {
-	int r;
-
 	if (len > 256) {
 		errno = EIO;
 		return -1;
@@ -262,13 +270,7 @@ SURAND_API int surand_getentropy(void *buf, size_t len)
 		errno = EFAULT;
 		return -1;
 	}
-	r = fill(buf, len);
-	if (r != 0) {
-		surand_wipe(buf, len);
-		errno = -r;
-		return -1;
-	}
-	return 0;
+	return fill_or_errno(buf, len);
 }
 
 /* ==== 4. integers and doubles ================================================ */
@@ -438,6 +440,7 @@ SURAND_API int surand_stats(struct surand_stats *st, size_t size)
 	s.fallback_signal = SURAND_LOAD(n_fallback_signal);
 	s.fallback_urandom = surand_kernel_urandom_fallbacks();
 	s.droppable = surand_secmem_kind() == 1;
+	surand_entropy_stats(&s);
 	if (be && be->stats)
 		be->stats(&s);
 	control_leave(saved);

@@ -497,6 +497,44 @@ static void reseed_ceiling_env(void)
 	t_in_child(ceiling_child, 30);
 }
 
+/* Threads refill, re-key and trigger scheduled reseeds while others force
+ * reseeds: under TSan this shows every lock-free read of the schedule. */
+static void *reseed_storm_worker(void *arg)
+{
+	uint8_t buf[1000];
+	long id = (long)arg;
+
+	for (int i = 0; i < 300; i++) {
+		surand_bytes(buf, (size_t)(i % 3 == 0 ? 1000 : 16));
+		if (id == 0 && i % 50 == 0)
+			surand_test_clock_advance(3000000000ull);
+		if (id == 1 && i % 40 == 0 && surand_reseed() != 0)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void reseed_storm_child(void)
+{
+	pthread_t th[4];
+	struct surand_stats st;
+
+	for (long i = 0; i < 4; i++)
+		T_ASSERT(pthread_create(&th[i], NULL, reseed_storm_worker, (void *)i) == 0);
+	for (int i = 0; i < 4; i++) {
+		void *ret = NULL;
+		pthread_join(th[i], &ret);
+		T_ASSERT_MSG(ret == NULL, "surand_reseed() failed in thread %d", i);
+	}
+	st = stats_now();
+	T_ASSERT(st.reseeds_timer >= 1 && st.reseeds_forced >= 1);
+}
+
+static void reseeds_while_threads_draw(void)
+{
+	t_in_child(reseed_storm_child, 60);
+}
+
 /* ---- signals -------------------------------------------------------------------- */
 
 #define SIG_RING 8192
@@ -839,7 +877,28 @@ static void stats_fields(void)
 	T_ASSERT(((uint8_t *)&small)[40] == 0xee);
 }
 
+static void bad_backend_env_child(void)
+{
+	struct surand_stats st;
+
+	setenv("SURAND_BACKEND", "no-such-design", 1);
+	(void)surand_u32(); /* one line on stderr names the valid designs */
+	T_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	T_ASSERT_MSG(strcmp(st.backend, "thread") == 0, "backend %s", st.backend);
+	errno = 0;
+	/* A design is chosen once: another one cannot replace it now. */
+	if (surand_backends[1]) {
+		T_ASSERT(surand_set_backend(surand_backends[1]->name) == -1 && errno == EBUSY);
+	}
+}
+
+static void unknown_backend_env_uses_default(void)
+{
+	t_exec_child("badenv", 20);
+}
+
 static const struct t_child_case child_cases[] = {
+	{"badenv", bad_backend_env_child},
 	{"kat", kat_child},
 	{"nomem", nomem_child},
 	{NULL, NULL},
@@ -859,6 +918,7 @@ int main(int argc, char **argv)
 	T_RUN(sixty_four_threads_no_duplicate);
 	T_RUN(reseed_schedule);
 	T_RUN(reseed_ceiling_env);
+	T_RUN(reseeds_while_threads_draw);
 	T_RUN(signal_reentrancy);
 	T_RUN(getrandom_bad_input);
 	T_RUN(nonblock_before_ready);
@@ -873,5 +933,6 @@ int main(int argc, char **argv)
 	T_RUN(slot_pages_wipe_on_fork_no_dump);
 	T_RUN(large_and_split_requests);
 	T_RUN(stats_fields);
+	T_RUN(unknown_backend_env_uses_default);
 	return t_done();
 }

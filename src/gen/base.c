@@ -13,6 +13,8 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "benchcount.h"
+#include "entropy/entropy.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -30,7 +32,6 @@
 struct base_state {
 	uint32_t key[8];
 	uint64_t valid;      /* 0: unseeded (never seeded, fork child, dropped page) */
-	uint64_t born_ns;    /* first seed of this process (line) */
 };
 
 static struct base_state *base;                 /* one secmem page */
@@ -38,6 +39,7 @@ static pthread_mutex_t base_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t surand_base_gen_v = 1;                 /* read lock-free by consumers */
 #define base_gen surand_base_gen_v
 static uint64_t next_reseed_ns;                 /* read lock-free: 0 = not scheduled */
+static uint64_t born_ns;                        /* first seed of this process (line); read lock-free */
 static uint64_t n_reseed[4];                    /* by enum surand_reseed_cause */
 static uint64_t n_derive;
 
@@ -45,13 +47,10 @@ static uint64_t n_derive;
 
 uint64_t surand_base_interval_ns(uint64_t now_ns)
 {
-	uint64_t ceiling = (uint64_t)surand_config()->reseed_ceiling_s * NS_PER_S, age, iv, born;
-	/* Read without the lock (every refill asks): atomic loads of what
-	 * reseed_locked() stores under it (TSan: tests/test_storms.c). */
-	struct base_state *b = __atomic_load_n(&base, __ATOMIC_ACQUIRE);
+	uint64_t ceiling = (uint64_t)surand_config()->reseed_ceiling_s * NS_PER_S, age, iv;
+	uint64_t born = __atomic_load_n(&born_ns, __ATOMIC_RELAXED);
 
-	born = b ? __atomic_load_n(&b->born_ns, __ATOMIC_RELAXED) : 0;
-	if (!b || !__atomic_load_n(&b->valid, __ATOMIC_RELAXED) || now_ns < born)
+	if (born == 0 || now_ns < born)
 		return RESEED_START_INTERVAL_NS < ceiling ? RESEED_START_INTERVAL_NS : ceiling;
 	age = now_ns - born;
 	iv = age / 2;
@@ -71,10 +70,9 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	int i, r;
 
 	if (!base) {
-		struct base_state *b = surand_secmem_alloc(sizeof(*base));
-		if (!b)
+		base = surand_secmem_alloc(sizeof(*base));
+		if (!base)
 			return -ENOMEM;
-		__atomic_store_n(&base, b, __ATOMIC_RELEASE);
 	}
 	r = surand_kernel_fill(seed, sizeof(seed), 0);
 	if (r < 0) {
@@ -85,13 +83,16 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	 * kept and the new seed's is added; a zero old key (first seed) is fine. */
 	for (i = 0; i < 8; i++)
 		k[i] = (base->valid ? base->key[i] : 0) ^ surand_load32_le(seed + 4 * i);
-	/* ENTROPY-HOOK: the entropy pool joins here as a catastrophic reseed. */
+	/* ENTROPY-HOOK: the entropy pool joins here as a catastrophic reseed
+	 * (>= 256 credited bits XORed into k, any cause); the noise sources are
+	 * sampled at scheduled reseeds only, bounded in time. */
+	(void)surand_entropy_reseed_hook(k, cause == SURAND_RESEED_TIMER);
 	surand_chacha20_blocks(k, 0, NONCE_BASE_RESEED, block, 1);
 	memcpy(base->key, block, 32);
 	now = surand_now_ns();
 	if (!base->valid || cause == SURAND_RESEED_FORK || cause == SURAND_RESEED_INITIAL)
-		__atomic_store_n(&base->born_ns, now, __ATOMIC_RELAXED);
-	__atomic_store_n(&base->valid, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&born_ns, now, __ATOMIC_RELAXED);
+	base->valid = 1;
 	surand_wipe(k, sizeof(k));
 	surand_wipe(seed, sizeof(seed));
 	surand_wipe(block, sizeof(block));
@@ -107,6 +108,7 @@ static void lock_base(int *oldstate)
 	/* No cancellation point may leave the base lock held. */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, oldstate);
 	pthread_mutex_lock(&base_lock);
+	SURAND_BENCH_COUNT_LOCK();
 }
 
 static void unlock_base(int oldstate)
@@ -185,6 +187,7 @@ void surand_base_atfork_child(void)
 		surand_wipe(base, sizeof(*base));
 	}
 	__atomic_store_n(&next_reseed_ns, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&born_ns, 0, __ATOMIC_RELAXED);
 	/* Every consumer state inherited from the parent is now stale. */
 	__atomic_store_n(&base_gen, base_gen + 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 4; i++)

@@ -16,6 +16,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "benchcount.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -165,6 +166,7 @@ static struct slot *slot_acquire(void)
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
 	pthread_mutex_lock(&slab_lock);
+	SURAND_BENCH_COUNT_LOCK();
 	if (free_head || slab_grow() == 0) {
 		i = free_head - 1;
 		m = meta_at(i);
@@ -201,10 +203,15 @@ static struct slot *slot_acquire(void)
  * data), a drop in between left a valid generation over a zero batch, and
  * surand_bytes returned zeros (tests/test_faults.c, droppable).
  */
+#if defined(__SANITIZE_THREAD__)
+#define SEAL_FENCE() __asm__ __volatile__("" : : : "memory") /* TSan: no fences, as SURAND_LOAD_FENCE */
+#else
+#define SEAL_FENCE() __atomic_thread_fence(__ATOMIC_RELEASE)
+#endif
 static inline void slot_seal(struct slot *s, uint64_t gen)
 {
 	__atomic_store_n(&s->h.gen, gen, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE); /* the seal before the data stores */
+	SEAL_FENCE(); /* the seal before the data stores */
 }
 
 /* Takes a fresh key from the base; kernel bytes are folded in before the
@@ -552,6 +559,7 @@ static void thread_exit_cb(void)
 	surand_wipe(s, sizeof(*s));
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
 	pthread_mutex_lock(&slab_lock);
+	SURAND_BENCH_COUNT_LOCK();
 	m = meta_at(i);
 	dead_calls += tls_calls;
 	dead_bytes += tls_bytes;
@@ -614,6 +622,7 @@ static void thread_stats(struct surand_stats *st)
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	pthread_mutex_lock(&slab_lock);
+	SURAND_BENCH_COUNT_LOCK();
 	calls = dead_calls;
 	bytes = dead_bytes;
 	refills = dead_refills;
