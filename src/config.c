@@ -45,7 +45,7 @@ void surand_warn(const char *fmt, ...)
 	int n;
 	ssize_t w;
 
-	memcpy(line, "surand: ", 8);
+	memcpy(line, "surand: ", 8); /* NOLINT(bugprone-not-null-terminated-result): a prefix; vsnprintf ends the string */
 	va_start(ap, fmt);
 	n = vsnprintf(line + 8, sizeof(line) - 9, fmt, ap);
 	va_end(ap);

@@ -503,7 +503,7 @@ static volatile int busy_stop;
 
 static void *busy_main(void *arg)
 {
-	uint8_t b[40];
+	uint8_t b[40] = {0}; /* b[0] picks the first length: initialised */
 
 	(void)arg;
 	while (!__atomic_load_n(&busy_stop, __ATOMIC_RELAXED))

@@ -24,9 +24,10 @@
  *                      holds any 8-byte window of a key or of the state
  *                      pages, raw or in hex.
  * The key-regeneration check (a copy of the state regenerates none of the
- * returned bytes) is in test_generator.c for `thread`; other backends declare
- * SURAND_BP_BACKTRACK_PER_CALL without a state-copy hook, so for them this
- * file checks the returned bytes are gone (above).
+ * returned bytes) is test_backends.c's backtrack_per_call, for every backend
+ * declaring SURAND_BP_BACKTRACK_PER_CALL (through surand_test_snapshot);
+ * this file adds what a snapshot cannot show: no copy of the output left
+ * anywhere else in the process.
  * SPDX-License-Identifier: MIT
  */
 #include <pthread.h>

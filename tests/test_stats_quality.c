@@ -223,6 +223,17 @@ static void rates_as_documented(void)
 	T_ASSERT(fabs(fips_chi2_sf(30.578, 15) - 0.01) < 1e-4);
 	T_ASSERT(fabs(fips_chi2_cdf(5.229, 15) - 0.01) < 1e-4);
 	T_ASSERT(fabs(fips_chi2_sf(310.457, 255) - 0.01) < 1e-4);
+	/* Against the Wilson-Hilferty normal approximation (close for these df):
+	 * below the mean (the series) and for 65535 df on both sides. */
+	T_ASSERT(fabs(fips_chi2_cdf(200, 255) - 0.004586) < 5e-4);
+	T_ASSERT(fabs(fips_chi2_sf(64817, 65535) - 0.97663) < 1e-3);
+	T_ASSERT(fabs(fips_chi2_sf(65535, 65535) - 0.49927) < 1e-3);
+	T_ASSERT(fabs(fips_chi2_sf(66400, 65535) - 0.008641) < 5e-4);
+	for (double x = 60000; x < 72000; x += 500) {
+		double p = fips_chi2_sf(x, 65535);
+		T_ASSERT_MSG(p >= 0 && p <= 1 && fabs(p + fips_chi2_cdf(x, 65535) - 1) < 1e-9,
+			     "chi2(65535) at %.0f: sf %.6f", x, p);
+	}
 	/* Tolerance: the smallest k with P(Bin(n, p) > k) <= 1e-6. */
 	for (long n = 500; n <= 8000; n *= 2) {
 		long k = fips_tolerance(n, rates.total);

