@@ -121,12 +121,26 @@ unsigned surand_node_count(void) SURAND_HIDDEN;
 /* Size for per-CPU arrays: at least the possible CPUs (max id + 1). */
 unsigned surand_cpu_slots(void) SURAND_HIDDEN;
 unsigned surand_node_of_cpu(unsigned cpu) SURAND_HIDDEN;
-/* The calling thread's CPU now (sched_getcpu: rseq or vDSO), < surand_cpu_slots(). */
+/* The calling thread's CPU now (sched_getcpu: rseq or vDSO); per-CPU arrays
+ * index it modulo surand_cpu_slots() (test overrides may exceed it). */
 unsigned surand_current_cpu(void) SURAND_HIDDEN;
 
 static inline unsigned surand_current_node(void)
 {
 	return surand_node_of_cpu(surand_current_cpu());
+}
+
+/*
+ * What every design's init calls first: the topology, and the vDSO lookup.
+ * A nested call (a signal handler interrupting a call) takes the kernel path,
+ * whose first use would dlopen the vDSO and take kernel.c's lock inside the
+ * handler; resolving it here, outside any handler, keeps that path free of
+ * both.
+ */
+static inline void surand_design_prepare(void)
+{
+	surand_topology_init();
+	(void)surand_vdso_available();
 }
 
 /* ==== 4. the per-thread slab ================================================

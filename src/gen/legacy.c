@@ -84,6 +84,7 @@ static int legacy_writes(int which, uint64_t *counts, uint32_t nwords)
 
 static int legacy_init(void)
 {
+	surand_design_prepare();
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = legacy_snapshot;
 	surand_test_pool_writes_fn = legacy_writes;
@@ -93,6 +94,7 @@ static int legacy_init(void)
 
 static int legacy_spin_init(void)
 {
+	surand_design_prepare();
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = legacy_snapshot;
 	surand_test_pool_writes_fn = legacy_writes;

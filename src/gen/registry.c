@@ -16,6 +16,7 @@ const struct surand_backend *const surand_backends[] = {
 	&surand_backend_thread,
 	&surand_backend_legacy,
 	&surand_backend_legacy_spin,
+	&surand_backend_multipool,
 	NULL,
 };
 
