@@ -726,6 +726,8 @@ static void last_iv(uint32_t iv[5])
 	uint32_t salt[5] = { 0 };
 	int i;
 
+	if (strcmp(cur_backend, "salted") == 0)
+		surand_test_salted_last_salt(salt);
 	for (i = 0; i < 5; i++)
 		iv[i] = ref_sha1_iv[i] ^ salt[i];
 }
@@ -1059,6 +1061,147 @@ static void body_multipool_real(void)
 		     (unsigned long long)st.backend_counters[4], want);
 }
 
+/* ---- salted --------------------------------------------------------------- */
+
+struct salted_read {
+	uint8_t out[10];
+	uint32_t salt[5];
+};
+
+static void *salted_reader(void *arg)
+{
+	struct salted_read *r = arg;
+
+	surand_bytes(r->out, sizeof(r->out));
+	surand_test_salted_last_salt(r->salt);
+	return NULL;
+}
+
+static void salted_ref(const struct surand_test_snapshot *s, const uint32_t salt[5], uint32_t h[5],
+		       uint8_t out[10])
+{
+	struct ref_pool p;
+	uint32_t iv[5];
+	int i;
+
+	ref_from_snapshot(&p, s);
+	for (i = 0; i < 5; i++)
+		iv[i] = ref_sha1_iv[i] ^ salt[i];
+	ref_hash(&p, iv, h);
+	ref_fold(h, out);
+}
+
+/* Two readers of one pool state get different bytes; both mixbacks wait in
+ * the buffer and are folded in, in order, when the holder releases. */
+static void body_salted_same_state(void)
+{
+	struct surand_test_snapshot s0, s1, s2;
+	struct salted_read a, b;
+	struct surand_stats st;
+	struct ref_pool r;
+	uint32_t ha[5], hb[5];
+	uint8_t warm[10], ra[10], rb[10], bytes[20];
+	pthread_t t;
+	int i;
+
+	surand_bytes(warm, sizeof(warm));
+	surand_test_salted_hold(1); /* as a reader that won the trylock */
+	C_ASSERT(surand_test_snapshot(0, &s0) == 0);
+	C_ASSERT(pthread_create(&t, NULL, salted_reader, &a) == 0);
+	pthread_join(t, NULL);
+	C_ASSERT(pthread_create(&t, NULL, salted_reader, &b) == 0);
+	pthread_join(t, NULL);
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	C_ASSERT_MSG(memcmp(s0.pool, s1.pool, 128) == 0 && s0.add_ptr == s1.add_ptr,
+		     "the pool changed while the mixback lock was held");
+	C_ASSERT_MSG(s1.extra_len == 40, "%u bytes wait in the buffer", s1.extra_len);
+	C_ASSERT_MSG(memcmp(a.salt, b.salt, 20) != 0, "two readers used one salt");
+	C_ASSERT_MSG(memcmp(a.out, b.out, 10) != 0, "two readers of one pool state got equal bytes");
+	salted_ref(&s0, a.salt, ha, ra);
+	salted_ref(&s0, b.salt, hb, rb);
+	C_ASSERT_MSG(memcmp(ra, a.out, 10) == 0 && memcmp(rb, b.out, 10) == 0,
+		     "output is not the salted hash of the pool");
+	surand_test_salted_hold(0);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT(st.backend_counters[6] == 0 && st.backend_counters[3] == 2);
+	C_ASSERT(surand_test_snapshot(0, &s2) == 0);
+	C_ASSERT(s2.extra_len == 0);
+	/* The pool now has both hashes mixed back, A's first. */
+	ref_from_snapshot(&r, &s0);
+	for (i = 0; i < 5; i++)
+		le32(bytes + 4 * i, ha[i]);
+	ref_mix(&r, bytes, 20);
+	for (i = 0; i < 5; i++)
+		le32(bytes + 4 * i, hb[i]);
+	ref_mix(&r, bytes, 20);
+	C_ASSERT_MSG(memcmp(r.w, s2.pool, 128) == 0 && r.add_ptr == s2.add_ptr,
+		     "the folded pool differs from the reference mixback of both hashes");
+}
+
+#define SL_THREADS 8
+#define SL_CALLS 300
+static int sl_done;
+
+static void *salted_worker(void *arg)
+{
+	uint8_t b[10];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < SL_CALLS; i++) {
+		surand_bytes(b, sizeof(b)); /* one extraction */
+		__atomic_fetch_add(&sl_done, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Under 8 concurrent readers (and a holder that keeps the lock a while, so
+ * the buffer fills), every hash is mixed back exactly once. */
+static void body_salted_no_loss(void)
+{
+	pthread_t th[SL_THREADS];
+	struct surand_stats st;
+	uint64_t w[32], sum = 0, total;
+	uint8_t warm[10];
+	int i, k;
+
+	surand_bytes(warm, sizeof(warm));
+	surand_test_salted_hold(1);
+	for (i = 0; i < SL_THREADS; i++)
+		C_ASSERT(pthread_create(&th[i], NULL, salted_worker, NULL) == 0);
+	/* 64 appended (the buffer is full), then give readers time to block. */
+	for (k = 0; k < 4000 && __atomic_load_n(&sl_done, __ATOMIC_RELAXED) < 64; k++)
+		usleep(1000);
+	usleep(200000);
+	surand_test_salted_hold(0);
+	for (k = 0; k < 50; k++) {
+		surand_test_salted_hold(1);
+		usleep(500);
+		surand_test_salted_hold(0);
+		usleep(200);
+	}
+	for (i = 0; i < SL_THREADS; i++)
+		pthread_join(th[i], NULL);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	total = 1 + SL_THREADS * SL_CALLS;
+	C_ASSERT_MSG(st.backend_counters[0] == total, "%llu hashes for %llu extractions",
+		     (unsigned long long)st.backend_counters[0], (unsigned long long)total);
+	C_ASSERT_MSG(st.backend_counters[6] == 0, "%llu hashes still wait",
+		     (unsigned long long)st.backend_counters[6]);
+	C_ASSERT(st.backend_counters[2] == st.backend_counters[3]);
+	C_ASSERT(st.backend_counters[1] + st.backend_counters[3] + st.backend_counters[4] == total);
+	C_ASSERT_MSG(st.backend_counters[2] >= 64, "only %llu hashes went through the buffer",
+		     (unsigned long long)st.backend_counters[2]);
+	C_ASSERT_MSG(st.backend_counters[4] >= 1, "no reader found the buffer full");
+	/* The pool saw every byte: 20 per hash, 128 per pull, nothing else. */
+	C_ASSERT(surand_test_pool_writes(0, w, 32) == 0);
+	for (i = 0; i < 32; i++)
+		sum += w[i];
+	C_ASSERT_MSG(sum == 20 * total + 128 * st.backend_counters[5],
+		     "%llu pool words mixed for %llu hashes and %llu pulls", (unsigned long long)sum,
+		     (unsigned long long)total, (unsigned long long)st.backend_counters[5]);
+}
+
 /* ==== 6. main =============================================================== */
 
 struct bcase {
@@ -1087,6 +1230,8 @@ static const struct bcase contract[] = {
 	{ "multipool_node", body_multipool_node, setup_nodes4, 0, "multipool" },
 	{ "multipool_real", body_multipool_real, NULL, 0, "multipool" },
 	{ "nodes4_threads", body_threads, setup_nodes4, SURAND_BP_PER_CPU, NULL },
+	{ "salted_same_state", body_salted_same_state, NULL, 0, "salted" },
+	{ "salted_no_loss", body_salted_no_loss, NULL, 0, "salted" },
 };
 
 static const struct bcase *cur_case;
