@@ -1202,6 +1202,173 @@ static void body_salted_no_loss(void)
 		     (unsigned long long)total, (unsigned long long)st.backend_counters[5]);
 }
 
+/* ---- taskcrng ------------------------------------------------------------- */
+
+#define SEC_NS 1000000000ull
+
+/* A careful caller (one 32-byte read per second) stays on the shared pool:
+ * each read is the pool's next extractions, and the pool moves on. */
+static void body_task_careful(void)
+{
+	struct surand_test_snapshot s0, s1;
+	struct surand_stats st;
+	struct ref_pool r;
+	uint8_t out[32], ref[40];
+	int i, k;
+
+	for (i = 0; i < 20; i++) {
+		surand_test_clock_advance(SEC_NS + SEC_NS / 10);
+		if (i == 0)
+			surand_bytes(out, 1); /* the first pull */
+		C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s0) == 0);
+		C_ASSERT(s0.kind == SURAND_TEST_SNAP_POOL);
+		surand_bytes(out, i == 0 ? 31 : 32);
+		C_ASSERT_MSG(!surand_test_taskcrng_switched(), "careful read %d switched the thread", i);
+		C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s1) == 0);
+		ref_from_snapshot(&r, &s0);
+		for (k = 0; k < 4; k++)
+			ref_extract(&r, ref + 10 * k);
+		C_ASSERT_MSG(memcmp(ref, out, i == 0 ? 31 : 32) == 0, "read %d is not the pool's", i);
+		/* Per-read mixback: the pool after the read regenerates none of it. */
+		ref_from_snapshot(&r, &s1);
+		ref_extract(&r, ref);
+		C_ASSERT(memcmp(ref, out + 20, 10) != 0 && memcmp(ref, out, 10) != 0);
+	}
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT(st.backend_counters[0] == 0);  /* no thread switched */
+	C_ASSERT(st.backend_counters[1] == 21); /* reads from the pool */
+	C_ASSERT(st.backend_counters[2] == 0);  /* none from a CRNG */
+}
+
+static void *task_big_first(void *arg)
+{
+	uint8_t b[33];
+
+	(void)arg;
+	surand_bytes(b, sizeof(b)); /* 33 > 32 bytes: switched at once */
+	return (void *)(intptr_t)surand_test_taskcrng_switched();
+}
+
+static void *task_many_small(void *arg)
+{
+	uint8_t b[3];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 10; i++) {
+		surand_bytes(b, sizeof(b)); /* 10 reads, 30 bytes: careful */
+		if (surand_test_taskcrng_switched())
+			return (void *)(intptr_t)(100 + i);
+	}
+	surand_bytes(b, 1); /* the 11th read in the second: switched */
+	return (void *)(intptr_t)surand_test_taskcrng_switched();
+}
+
+static void *task_bytes_edge(void *arg)
+{
+	uint8_t b[16];
+
+	(void)arg;
+	surand_bytes(b, 16);
+	surand_bytes(b, 16); /* 32 bytes: still careful */
+	if (surand_test_taskcrng_switched())
+		return (void *)(intptr_t)7;
+	surand_bytes(b, 1); /* 33: switched */
+	return (void *)(intptr_t)surand_test_taskcrng_switched();
+}
+
+static intptr_t run_thread(void *(*fn)(void *))
+{
+	pthread_t t;
+	void *rv = NULL;
+
+	if (pthread_create(&t, NULL, fn, NULL) != 0)
+		return -1;
+	pthread_join(t, &rv);
+	return (intptr_t)rv;
+}
+
+static void body_task_limits(void)
+{
+	struct surand_stats st;
+	intptr_t v;
+
+	v = run_thread(task_big_first);
+	C_ASSERT_MSG(v == 1, "a 33-byte first read was served by the pool");
+	v = run_thread(task_many_small);
+	C_ASSERT_MSG(v == 1, "10 reads a second: %s", v >= 100 ? "switched too early" : "11th not switched");
+	v = run_thread(task_bytes_edge);
+	C_ASSERT_MSG(v == 1, "32 bytes: %s", v == 7 ? "switched at the limit" : "33rd byte not switched");
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_EQ_U64(st.backend_counters[0], 3);
+	C_ASSERT_EQ_U64(st.backend_counters[6], 0); /* the threads' slots came back */
+}
+
+static void setup_task_env(void)
+{
+	setenv("SURAND_TASKCRNG_READS", "3", 1);
+	setenv("SURAND_TASKCRNG_BYTES", "1000", 1);
+	surand_test_config_reload();
+}
+
+static void body_task_env(void)
+{
+	uint8_t b[200];
+
+	surand_bytes(b, 200);
+	surand_bytes(b, 200);
+	surand_bytes(b, 200);
+	C_ASSERT_MSG(!surand_test_taskcrng_switched(), "3 reads of 200 bytes switched (limits 3, 1000)");
+	surand_bytes(b, 1);
+	C_ASSERT_MSG(surand_test_taskcrng_switched(), "the 4th read was not switched");
+}
+
+/* An abuser reads its own CRNG: no lock, no pool; no backtracking protection
+ * until its key is replaced (2^24 cranks, 300 s, or surand_reseed()). */
+static void body_task_abuser(void)
+{
+	struct surand_test_snapshot s;
+	struct surand_stats st0, st1;
+	uint8_t out[16], old[16];
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_test_taskcrng_switched());
+	C_ASSERT(surand_stats(&st0, sizeof(st0)) == 0);
+	C_ASSERT_EQ_U64(st0.backend_counters[0], 1);
+	C_ASSERT(st0.backend_counters[2] >= 997 && st0.backend_counters[3] == 1);
+	/* Honest about the design: the state regenerates the last output. */
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) == 0);
+	C_ASSERT(s.kind == SURAND_TEST_SNAP_CHACHA);
+	C_ASSERT_MSG(chacha_contains(s.key, s.nonce, s.counter - 1, s.counter, out, 16),
+		     "the abuser's output is not its CRNG's stream");
+	/* Five minutes later, the next read takes a new key from the pool. */
+	memcpy(old, out, 16);
+	surand_test_clock_advance(301 * SEC_NS);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[3], 2);
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) == 0);
+	C_ASSERT_MSG(!chacha_contains(s.key, s.nonce, 0, s.counter + 8, old, 16) &&
+			     !memmem(s.extra, s.extra_len, old, 16),
+		     "after the reseed the state still regenerates older output");
+	/* 2^24 cranks: re-keyed too. */
+	surand_test_taskcrng_cranks(1ull << 24);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[3], 3);
+	/* surand_reseed(): re-keyed before the next output. */
+	C_ASSERT(surand_reseed() == 0);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[3], 4);
+	/* Still switched after a quiet second: an abuser stays one. */
+	surand_test_clock_advance(5 * SEC_NS);
+	surand_bytes(out, 1);
+	C_ASSERT(surand_test_taskcrng_switched());
+}
+
 /* ==== 6. main =============================================================== */
 
 struct bcase {
@@ -1232,6 +1399,10 @@ static const struct bcase contract[] = {
 	{ "nodes4_threads", body_threads, setup_nodes4, SURAND_BP_PER_CPU, NULL },
 	{ "salted_same_state", body_salted_same_state, NULL, 0, "salted" },
 	{ "salted_no_loss", body_salted_no_loss, NULL, 0, "salted" },
+	{ "task_careful", body_task_careful, NULL, 0, "taskcrng" },
+	{ "task_limits", body_task_limits, NULL, 0, "taskcrng" },
+	{ "task_env", body_task_env, setup_task_env, 0, "taskcrng" },
+	{ "task_abuser", body_task_abuser, NULL, 0, "taskcrng" },
 };
 
 static const struct bcase *cur_case;
