@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "entropy/entropy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -178,6 +179,14 @@ static inline int fill(void *buf, size_t len)
 
 /* ==== 3. bytes =============================================================== */
 
+/* Fail closed: never zeros, never a guessable stream. */
+static __attribute__((noinline, cold, noreturn)) void bytes_failed(void *buf, size_t len, int r)
+{
+	surand_wipe(buf, len);
+	errno = -r;
+	surand_fatal("no seed from the kernel (getrandom(2) and /dev/urandom both refused)");
+}
+
 static inline __attribute__((always_inline)) void bytes_impl(void *buf, size_t len)
 {
 	int r;
@@ -187,12 +196,8 @@ static inline __attribute__((always_inline)) void bytes_impl(void *buf, size_t l
 	if (SURAND_UNLIKELY(buf == NULL))
 		surand_fatal("surand_bytes: NULL buffer");
 	r = fill(buf, len);
-	if (SURAND_UNLIKELY(r != 0)) {
-		/* Fail closed: never zeros, never a guessable stream. */
-		surand_wipe(buf, len);
-		errno = -r;
-		surand_fatal("no seed from the kernel (getrandom(2) and /dev/urandom both refused)");
-	}
+	if (SURAND_UNLIKELY(r != 0))
+		bytes_failed(buf, len, r);
 }
 
 SURAND_API void surand_bytes(void *buf, size_t len)
@@ -399,6 +404,7 @@ SURAND_API int surand_stats(struct surand_stats *st, size_t size)
 	s.fallback_signal = SURAND_LOAD(n_fallback_signal);
 	s.fallback_urandom = surand_kernel_urandom_fallbacks();
 	s.droppable = surand_secmem_kind() == 1;
+	surand_entropy_stats(&s);
 	if (be && be->stats)
 		be->stats(&s);
 	if (size > sizeof(s))

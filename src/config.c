@@ -9,6 +9,7 @@
  */
 #include "internal.h"
 #include "gen/designs.h"
+#include "entropy/entropy.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -34,6 +35,7 @@
 
 static struct surand_config config;
 static struct surand_design_config design_config;
+unsigned surand_config_entropy_off_v; /* SURAND_ENTROPY_OFF, bit 1 << source */
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
 void surand_warn(const char *fmt, ...)
@@ -116,6 +118,38 @@ static void design_config_read(void)
 						 ONEKEY_SECS_DEFAULT);
 }
 
+/*
+ * SURAND_ENTROPY_OFF=name[,name...]: entropy sources to leave out (names:
+ * kernel, cpu, jitter, app, events; see docs/entropy.md).  An unknown name
+ * gets one line on stderr and is ignored.  "kernel" only keeps its bytes out
+ * of the entropy pool: the base key is always seeded from the kernel.
+ */
+static void entropy_off_read(void)
+{
+	const char *v = secure_getenv("SURAND_ENTROPY_OFF"), *p, *e;
+	unsigned off = 0, i;
+	size_t n;
+
+	for (p = v; p && *p; p = *e ? e + 1 : e) {
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		n = (size_t)(e - p);
+		if (n == 0)
+			continue;
+		for (i = 0; i < SURAND_ES_COUNT; i++)
+			if (strlen(surand_entropy_source_name(i)) == n &&
+			    memcmp(surand_entropy_source_name(i), p, n) == 0)
+				break;
+		if (i < SURAND_ES_COUNT)
+			off |= 1u << i;
+		else
+			surand_warn("SURAND_ENTROPY_OFF: unknown source \"%.*s\" (valid: kernel, cpu, "
+				    "jitter, app, events); ignored", (int)(n > 32 ? 32 : n), p);
+	}
+	__atomic_store_n(&surand_config_entropy_off_v, off, __ATOMIC_RELAXED);
+}
+
 static void config_read(void)
 {
 	const char *v;
@@ -136,6 +170,7 @@ static void config_read(void)
 	config.trust_cpu = parse_bool("SURAND_TRUST_CPU", secure_getenv("SURAND_TRUST_CPU"));
 	config.debug = parse_bool("SURAND_DEBUG", secure_getenv("SURAND_DEBUG"));
 	design_config_read();
+	entropy_off_read();
 }
 
 const struct surand_config *surand_config(void)
@@ -148,6 +183,12 @@ const struct surand_design_config *surand_design_config(void)
 {
 	pthread_once(&config_once, config_read);
 	return &design_config;
+}
+
+unsigned surand_config_entropy_off(void)
+{
+	(void)surand_config();
+	return __atomic_load_n(&surand_config_entropy_off_v, __ATOMIC_RELAXED);
 }
 
 #ifdef SURAND_TEST_BUILD

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -491,6 +493,43 @@ static void impl_by_name_contract(void)
 #endif
 }
 
+/* Debug (and test) builds check the contract of chacha20.h: output over the
+ * key aborts with one "surand: FATAL" line, never silently. */
+static void precondition_checked(void)
+{
+	uint32_t key[16] = { 1, 2, 3 }; /* 64 bytes: room for one block */
+	char err[512];
+	int pe[2], status;
+	pid_t pid;
+
+	T_ASSERT(pipe(pe) == 0);
+	fflush(stdout);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &no_core);
+		dup2(pe[1], STDERR_FILENO);
+		close(pe[0]);
+		uint8_t fine[64];
+
+		/* A valid call passes the checks... */
+		surand_chacha20_blocks(key, 0, 0, fine, 1);
+		/* ...this one would write over the key itself. */
+		surand_chacha20_blocks(key, 0, 0, (uint8_t *)key, 1);
+		_exit(0);
+	}
+	close(pe[1]);
+	read_all(pe[0], err, sizeof(err));
+	close(pe[0]);
+	T_ASSERT(waitpid(pid, &status, 0) == pid);
+	T_ASSERT_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+		     "child status %#x, stderr \"%s\"", status, err);
+	T_ASSERT_MSG(strcmp(err, "surand: FATAL: surand_chacha20_blocks: output overlaps the key\n") == 0,
+		     "stderr \"%s\"", err);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "--impl-child") == 0)
@@ -506,5 +545,6 @@ int main(int argc, char **argv)
 	T_RUN(impl_default_is_best);
 	T_RUN(impl_forced);
 	T_RUN(impl_unknown_warns_once);
+	T_RUN(precondition_checked);
 	return t_done();
 }

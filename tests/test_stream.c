@@ -14,6 +14,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #ifdef HAVE_SODIUM
 #include <sodium.h>
@@ -460,6 +462,78 @@ static void stream_vs_portable(void)
 	free(want);
 }
 
+/*
+ * The stream API itself through every body: this binary re-runs itself with
+ * SURAND_CHACHA_IMPL=<body> (the dispatcher reads it once, at start) and
+ * "--dump", and its output must equal this process's, byte for byte.
+ */
+enum { DUMP_BYTES = 64 * 77 + 13 };
+
+static void dump_fill(uint8_t *out)
+{
+	struct surand_stream s;
+	uint8_t seed[32];
+	size_t done = 0, step = 1;
+
+	seed_seq(seed);
+	surand_stream_init(&s, seed, 0x0123456789abcdefull);
+	surand_stream_seek(&s, 64 * 0xfffffff8ull + 5); /* across the 2^32-block carry */
+	while (done < DUMP_BYTES) {
+		if (step > DUMP_BYTES - done)
+			step = DUMP_BYTES - done;
+		surand_stream_bytes(&s, out + done, step);
+		done += step;
+		step = step * 3 + 1; /* 1, 4, 13, 40, 121, 364, 1093 ... bytes: every path */
+	}
+	surand_stream_wipe(&s);
+}
+
+static int dump_main(void)
+{
+	static uint8_t out[DUMP_BYTES];
+
+	dump_fill(out);
+	printf("%s\n", surand_chacha20_impl_name());
+	fwrite(out, 1, sizeof(out), stdout);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+static char self_path[512];
+
+static void stream_every_body_via_dispatcher(void)
+{
+	static uint8_t want[DUMP_BYTES], got[DUMP_BYTES + 64];
+	unsigned b, tested = 0;
+
+	dump_fill(want);
+	for (b = 0; b < NBODIES; b++) {
+		char name[32] = {0}, cmd[600];
+		FILE *f;
+		size_t n;
+		int st;
+
+		if (!surand_chacha20_impl_by_name(body_names[b]))
+			continue;
+		snprintf(cmd, sizeof(cmd), "SURAND_CHACHA_IMPL=%s '%s' --dump", body_names[b], self_path);
+		f = popen(cmd, "r");
+		T_ASSERT(f != NULL);
+		if (!fgets(name, sizeof(name), f))
+			name[0] = 0;
+		n = fread(got, 1, sizeof(got), f);
+		st = pclose(f);
+		T_ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: child status %d", body_names[b], st);
+		name[strcspn(name, "\n")] = 0;
+		T_ASSERT_MSG(strcmp(name, body_names[b]) == 0, "forced %s, child used '%s'", body_names[b],
+			     name);
+		T_ASSERT_EQ_U64(n, DUMP_BYTES);
+		T_ASSERT_MSG(t_memdiff(got, want, DUMP_BYTES) == (size_t)-1,
+			     "stream through body %s differs", body_names[b]);
+		tested++;
+	}
+	T_ASSERT(tested >= 1);
+	printf("# test_stream: stream API identical through %u bodies\n", tested);
+}
+
 static int all_zero(const void *p, size_t n)
 {
 	const uint8_t *b = p;
@@ -495,6 +569,14 @@ static void wipe_zeroes(void)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "--dump") == 0)
+		return dump_main();
+	{
+		ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+
+		if (n <= 0 || strchr(self_path, '\''))
+			snprintf(self_path, sizeof(self_path), "%s", argv[0]);
+	}
 	t_init(argc, argv);
 	T_RUN(kat_rfc8439_sunscreen);
 	T_RUN(kat_rfc8439_a1_zero);
@@ -505,6 +587,7 @@ int main(int argc, char **argv)
 	T_RUN(seek_equals_read);
 	T_RUN(period_wrap);
 	T_RUN(stream_vs_portable);
+	T_RUN(stream_every_body_via_dispatcher);
 	T_RUN(wipe_zeroes);
 	return t_done();
 }

@@ -56,6 +56,11 @@ void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t counter, uint64
 	size_t n;
 	int i;
 
+	if (nblocks < AVX2_BLOCKS) {
+		/* Nothing for this body: no key material enters its registers. */
+		surand_chacha20_blocks_ssse3(key, counter, nonce, out, nblocks);
+		return;
+	}
 	for (i = 0; i < 8; i++)
 		k[i] = _mm256_set1_epi32((int)key[i]);
 
@@ -77,6 +82,7 @@ void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t counter, uint64
 		__m256i x8 = k[4], x9 = k[5], x10 = k[6], x11 = k[7];
 		__m256i x12 = ctr_lo, x13 = ctr_hi, x14 = n_lo, x15 = n_hi;
 
+#pragma GCC unroll 10
 		for (i = 0; i < SURAND_CHACHA_NROUNDS; i += 2) {
 			QR(x0, x4, x8, x12);
 			QR(x1, x5, x9, x13);

@@ -41,6 +41,31 @@ static inline __m128i rotl16(__m128i v, __m128i shuf)
 		_mm_storeu_si128((__m128i *)((out) + 192 + (off)), _mm_unpackhi_epi64(t2_, t3_)); \
 	} while (0)
 
+/* Zeroes xmm0-15 (SSE encoding: no AVX state is touched). */
+static inline void xmm_clear(void)
+{
+	__asm__ __volatile__("pxor %%xmm0, %%xmm0\n\t"
+			     "pxor %%xmm1, %%xmm1\n\t"
+			     "pxor %%xmm2, %%xmm2\n\t"
+			     "pxor %%xmm3, %%xmm3\n\t"
+			     "pxor %%xmm4, %%xmm4\n\t"
+			     "pxor %%xmm5, %%xmm5\n\t"
+			     "pxor %%xmm6, %%xmm6\n\t"
+			     "pxor %%xmm7, %%xmm7\n\t"
+			     "pxor %%xmm8, %%xmm8\n\t"
+			     "pxor %%xmm9, %%xmm9\n\t"
+			     "pxor %%xmm10, %%xmm10\n\t"
+			     "pxor %%xmm11, %%xmm11\n\t"
+			     "pxor %%xmm12, %%xmm12\n\t"
+			     "pxor %%xmm13, %%xmm13\n\t"
+			     "pxor %%xmm14, %%xmm14\n\t"
+			     "pxor %%xmm15, %%xmm15"
+			     :
+			     :
+			     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+			       "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+}
+
 void surand_chacha20_blocks_ssse3(const uint32_t key[8], uint64_t counter, uint64_t nonce,
 				  uint8_t *out, size_t nblocks)
 {
@@ -51,6 +76,11 @@ void surand_chacha20_blocks_ssse3(const uint32_t key[8], uint64_t counter, uint6
 	size_t n;
 	int i;
 
+	if (nblocks < SSSE3_BLOCKS) {
+		/* Nothing for this body: no key material enters its registers. */
+		surand_chacha20_blocks_portable(key, counter, nonce, out, nblocks);
+		return;
+	}
 	for (i = 0; i < 8; i++)
 		k[i] = _mm_set1_epi32((int)key[i]);
 
@@ -71,6 +101,7 @@ void surand_chacha20_blocks_ssse3(const uint32_t key[8], uint64_t counter, uint6
 		__m128i x8 = k[4], x9 = k[5], x10 = k[6], x11 = k[7];
 		__m128i x12 = ctr_lo, x13 = ctr_hi, x14 = n_lo, x15 = n_hi;
 
+#pragma GCC unroll 10
 		for (i = 0; i < SURAND_CHACHA_NROUNDS; i += 2) {
 			QR(x0, x4, x8, x12);
 			QR(x1, x5, x9, x13);
@@ -106,8 +137,10 @@ void surand_chacha20_blocks_ssse3(const uint32_t key[8], uint64_t counter, uint6
 		out += SSSE3_BLOCKS * SURAND_CHACHA20_BLOCK_SIZE;
 		counter += SSSE3_BLOCKS; /* wraps modulo 2^64 by design */
 	}
-	/* The broadcast key copy may live on the stack: wipe it. */
+	/* The broadcast key copy may live on the stack: wipe it; the xmm
+	 * registers held key and keystream: clear them. */
 	surand_wipe(k, sizeof(k));
+	xmm_clear();
 
 	if (nblocks % SSSE3_BLOCKS)
 		surand_chacha20_blocks_portable(key, counter, nonce, out, nblocks % SSSE3_BLOCKS);

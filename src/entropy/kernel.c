@@ -6,12 +6,14 @@
  *   1. getrandom(2) and the /dev/urandom fallback (seccomp-filtered programs)
  *   2. readiness
  *   3. the vDSO getrandom (Linux 6.11+), with a per-thread state of its own
- *   4. test hooks (test builds only): deterministic mode, fault injection
+ *   4. the kernel as a source of the entropy pool (entropy/entropy.h)
+ *   5. test hooks (test builds only): deterministic mode, fault injection
  * Everything here is async-signal-safe except the allocation of a thread's
  * vDSO state, which is only ever done from a non-nested call.
  * SPDX-License-Identifier: MIT
  */
 #include "internal.h"
+#include "entropy/entropy.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -340,7 +342,36 @@ void surand_kernel_atfork_child(void)
 #endif
 }
 
-/* ==== 4. test hooks ======================================================== */
+/* ==== 4. the kernel as a source of the entropy pool ========================= */
+/*
+ * The kernel seeds the base key at every reseed (gen/base.c); that never
+ * depends on the switch below.  What this source gives the entropy pool is a
+ * few bytes when the pool is set up (and set up again in a fork child), so the
+ * pool is unpredictable from the start.  They are not credited: the base key
+ * has the kernel's entropy already, and crediting it would let a
+ * "catastrophic" reseed happen without any independent source.  Conditioned
+ * output: never health-tested, never disabled.  GRND_NONBLOCK: before the
+ * kernel's CRNG is ready the pool simply starts without them.
+ */
+size_t surand_kernel_pool_sample(uint8_t *buf, size_t len)
+{
+	struct surand_es_counters *c = &surand_es_cnt[SURAND_ES_KERNEL];
+
+	if (!surand_entropy_source_on(SURAND_ES_KERNEL)) {
+		SURAND_COUNT(c->skipped);
+		return 0;
+	}
+	SURAND_COUNT(c->samples);
+	if (surand_kernel_fill(buf, len, GRND_NONBLOCK) != 0) {
+		surand_wipe(buf, len);
+		SURAND_COUNT(c->failures);
+		return 0;
+	}
+	SURAND_COUNT_N(c->bytes, len);
+	return len;
+}
+
+/* ==== 5. test hooks ======================================================== */
 #ifdef SURAND_TEST_BUILD
 void surand_test_INSECURE_deterministic(const uint8_t seed[32])
 {
@@ -362,5 +393,10 @@ void surand_test_kernel_fault(enum surand_test_kernel_fault f)
 uint64_t surand_test_kernel_calls(void)
 {
 	return SURAND_LOAD(kcalls);
+}
+
+int surand_kernel_deterministic(void)
+{
+	return det_on;
 }
 #endif

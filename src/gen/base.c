@@ -13,6 +13,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "entropy/entropy.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -30,7 +31,6 @@
 struct base_state {
 	uint32_t key[8];
 	uint64_t valid;      /* 0: unseeded (never seeded, fork child, dropped page) */
-	uint64_t born_ns;    /* first seed of this process (line) */
 };
 
 static struct base_state *base;                 /* one secmem page */
@@ -38,6 +38,7 @@ static pthread_mutex_t base_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t surand_base_gen_v = 1;                 /* read lock-free by consumers */
 #define base_gen surand_base_gen_v
 static uint64_t next_reseed_ns;                 /* read lock-free: 0 = not scheduled */
+static uint64_t born_ns;                        /* first seed of this process (line); read lock-free */
 static uint64_t n_reseed[4];                    /* by enum surand_reseed_cause */
 static uint64_t n_derive;
 
@@ -46,10 +47,11 @@ static uint64_t n_derive;
 uint64_t surand_base_interval_ns(uint64_t now_ns)
 {
 	uint64_t ceiling = (uint64_t)surand_config()->reseed_ceiling_s * NS_PER_S, age, iv;
+	uint64_t born = __atomic_load_n(&born_ns, __ATOMIC_RELAXED);
 
-	if (!base || !base->valid || now_ns < base->born_ns)
+	if (born == 0 || now_ns < born)
 		return RESEED_START_INTERVAL_NS < ceiling ? RESEED_START_INTERVAL_NS : ceiling;
-	age = now_ns - base->born_ns;
+	age = now_ns - born;
 	iv = age / 2;
 	if (iv < RESEED_START_INTERVAL_NS)
 		iv = RESEED_START_INTERVAL_NS;
@@ -80,12 +82,16 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	 * kept and the new seed's is added; a zero old key (first seed) is fine. */
 	for (i = 0; i < 8; i++)
 		k[i] = (base->valid ? base->key[i] : 0) ^ surand_load32_le(seed + 4 * i);
-	/* ENTROPY-HOOK: the entropy pool joins here as a catastrophic reseed. */
+	/* ENTROPY-HOOK: the entropy pool joins here as a catastrophic reseed
+	 * (>= 256 credited bits XORed into k; sources sampled at scheduled and
+	 * forced reseeds only, bounded in time). */
+	(void)surand_entropy_reseed_hook(k, cause == SURAND_RESEED_TIMER ||
+					     cause == SURAND_RESEED_FORCED);
 	surand_chacha20_blocks(k, 0, NONCE_BASE_RESEED, block, 1);
 	memcpy(base->key, block, 32);
 	now = surand_now_ns();
 	if (!base->valid || cause == SURAND_RESEED_FORK || cause == SURAND_RESEED_INITIAL)
-		base->born_ns = now;
+		__atomic_store_n(&born_ns, now, __ATOMIC_RELAXED);
 	base->valid = 1;
 	surand_wipe(k, sizeof(k));
 	surand_wipe(seed, sizeof(seed));
@@ -180,6 +186,7 @@ void surand_base_atfork_child(void)
 		surand_wipe(base, sizeof(*base));
 	}
 	__atomic_store_n(&next_reseed_ns, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&born_ns, 0, __ATOMIC_RELAXED);
 	/* Every consumer state inherited from the parent is now stale. */
 	__atomic_store_n(&base_gen, base_gen + 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 4; i++)

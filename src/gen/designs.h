@@ -22,23 +22,13 @@
 
 /* ==== 1. bench counters =====================================================
  *
- * The bench build counts shared writes: one SURAND_BENCH_COUNT_LOCK() per
- * acquisition of a lock shared between threads, one SURAND_BENCH_COUNT_RMW()
- * per other atomic read-modify-write of memory other threads use.  The macros
- * come from src/benchcount.h (bench helper); until that exists, or outside
- * bench builds, they compile to nothing.
+ * The bench build counts shared writes (src/benchcount.h): one
+ * SURAND_BENCH_COUNT_LOCK() where a lock shared between threads is obtained
+ * (once, whatever the lock does inside; a won trylock is an acquisition), one
+ * SURAND_BENCH_COUNT_RMW() per other atomic read-modify-write of memory other
+ * threads use (a failed trylock's CAS included).  Elsewhere they are no-ops.
  */
-#if defined(SURAND_BENCH_BUILD) && defined(__has_include)
-#if __has_include("benchcount.h")
 #include "benchcount.h"
-#endif
-#endif
-#ifndef SURAND_BENCH_COUNT_RMW
-#define SURAND_BENCH_COUNT_RMW() do { } while (0)
-#endif
-#ifndef SURAND_BENCH_COUNT_LOCK
-#define SURAND_BENCH_COUNT_LOCK() do { } while (0)
-#endif
 
 /* ==== 2. the lock ===========================================================
  *
@@ -87,20 +77,24 @@ static inline int surand_trylock(struct surand_lock *l, int *cancel_state)
 	uint32_t free_v = 0;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
-	SURAND_BENCH_COUNT_LOCK();
-	if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) == 0 &&
-	    __atomic_compare_exchange_n(&l->word, &free_v, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return 1;
+	if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) == 0) {
+		if (__atomic_compare_exchange_n(&l->word, &free_v, 1, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			SURAND_BENCH_COUNT_LOCK();
+			return 1;
+		}
+		SURAND_BENCH_COUNT_RMW(); /* a CAS that lost */
+	}
 	pthread_setcancelstate(*cancel_state, NULL);
 	return 0;
 }
 
+/* The release is part of the acquisition (not counted again). */
 static inline void surand_unlock(struct surand_lock *l, int cancel_state)
 {
 	if (l->kind == SURAND_LOCK_SPIN) {
 		__atomic_store_n(&l->word, 0, __ATOMIC_RELEASE);
 	} else {
-		SURAND_BENCH_COUNT_RMW();
 		if (__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2)
 			surand_lock_wake(l);
 	}

@@ -269,7 +269,7 @@ static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 	memcpy(tls_last_salt, salt, sizeof(salt));
 #endif
 	surand_p15_hash(&sec->pool, SURAND_P15_OUT_WORDS, iv, h);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	SURAND_LOAD_FENCE();
 	if (SURAND_UNLIKELY(!__atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED))) {
 		surand_wipe(h, sizeof(h)); /* a dropped page: we hashed zeros */
 		return -1;

@@ -158,7 +158,7 @@ static int crng_read(struct task_slot *s, uint8_t *buf, size_t len, uint64_t now
 	}
 	surand_wipe(k, sizeof(k));
 	/* A dropped page reads as zeros: the key we copied may have been. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	SURAND_LOAD_FENCE();
 	if (SURAND_UNLIKELY(__atomic_load_n(&s->valid, __ATOMIC_RELAXED) == 0)) {
 		surand_wipe(buf, len);
 		return -EAGAIN;

@@ -89,13 +89,20 @@ static uint64_t n_threads_seen, n_slots_in_use;
 /* Counters of threads that have exited (or whose slot was given back). */
 static uint64_t dead_calls, dead_bytes, dead_refills, dead_direct;
 
-static __thread struct slot *tls_slot __attribute__((tls_model("initial-exec")));
-/* The slot's number: kept in TLS, since a wiped or dropped slot reads as zero. */
-static __thread uint32_t tls_slot_index __attribute__((tls_model("initial-exec")));
-static __thread uint64_t tls_calls __attribute__((tls_model("initial-exec")));
-static __thread uint64_t tls_bytes __attribute__((tls_model("initial-exec")));
-static __thread uint64_t tls_refills __attribute__((tls_model("initial-exec")));
-static __thread uint64_t tls_direct __attribute__((tls_model("initial-exec")));
+/* The calling thread's slot and counters: one initial-exec TLS block (no
+ * pthread_getspecific, no malloc on the call path). */
+struct thread_tls {
+	struct slot *slot;
+	uint64_t calls, bytes, refills, direct;
+	uint32_t index; /* the slot's number: a wiped or dropped slot reads as zero */
+};
+static __thread struct thread_tls tls __attribute__((tls_model("initial-exec")));
+#define tls_slot tls.slot
+#define tls_slot_index tls.index
+#define tls_calls tls.calls
+#define tls_bytes tls.bytes
+#define tls_refills tls.refills
+#define tls_direct tls.direct
 
 /* Owner-only counters, read by stats from other threads: relaxed stores
  * (plain moves on x86), never read-modify-writes of shared memory. */
@@ -293,7 +300,7 @@ static inline __attribute__((always_inline)) int slot_take(struct slot *s, uint8
 	/* Bytes handed out never stay in memory. */
 	move_and_zero(buf, s->batch + pos, n);
 	/* Order the copy before the re-check: a dropped page reads gen == 0. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	SURAND_LOAD_FENCE();
 	if (SURAND_UNLIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {
 		surand_wipe(buf, n);
 		return -1;
@@ -321,7 +328,7 @@ static int slot_direct(struct slot *s, uint8_t *buf, size_t len)
 	for (i = 0; i < 8; i++)
 		k[i] = surand_load32_le(block + 32 + 4 * i);
 	surand_wipe(block, sizeof(block));
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	SURAND_LOAD_FENCE();
 	if (SURAND_UNLIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {
 		surand_wipe(k, sizeof(k)); /* page dropped: the key we read may be zeros */
 		return -EAGAIN;
@@ -381,17 +388,48 @@ static __attribute__((noinline, cold)) int thread_fill_slow(uint8_t *buf, size_t
 	return 0;
 }
 
+/* Requests that fit the batch but are larger than 16 bytes: memcpy-sized. */
+static __attribute__((noinline)) int thread_fill_copy(uint8_t *buf, size_t len)
+{
+	struct slot *s = tls_slot;
+	uint64_t gen;
+
+	if (SURAND_LIKELY(s != NULL)) {
+		gen = s->h.gen;
+		if (SURAND_LIKELY(gen == surand_base_generation() && len <= BATCH_BYTES - s->h.pos)) {
+			if (SURAND_LIKELY(slot_take(s, buf, (uint32_t)len, gen) == 0)) {
+				TLS_ADD(tls_calls, 1);
+				TLS_ADD(tls_bytes, len);
+				return 0;
+			}
+		}
+	}
+	return thread_fill_slow(buf, len);
+}
+
+/*
+ * The fast path, for requests of 4..16 bytes: no call, no lock, no atomic
+ * read-modify-write, no store to memory another thread uses.  A copy whose
+ * slot page was dropped meanwhile (generation re-read as 0) leaves pos alone
+ * and the slow path overwrites buf.
+ */
 static int thread_fill(void *buf, size_t len)
 {
 	struct slot *s = tls_slot;
+	uint64_t gen;
+	uint32_t pos;
 
+	if (SURAND_UNLIKELY(len < 4 || len > 16))
+		return thread_fill_copy(buf, len);
 	if (SURAND_LIKELY(s != NULL)) {
-		uint64_t gen = s->h.gen;
-		uint32_t pos = s->h.pos;
-
-		/* One shared load: the base generation (reseed, fork) */
+		gen = s->h.gen;
+		pos = s->h.pos;
+		/* One shared load: the base generation (reseed, fork). */
 		if (SURAND_LIKELY(gen == surand_base_generation() && len <= BATCH_BYTES - pos)) {
-			if (SURAND_LIKELY(slot_take(s, buf, (uint32_t)len, gen) == 0)) {
+			move_and_zero(buf, s->batch + pos, (uint32_t)len);
+			SURAND_LOAD_FENCE();
+			if (SURAND_LIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) == gen)) {
+				s->h.pos = pos + (uint32_t)len;
 				TLS_ADD(tls_calls, 1);
 				TLS_ADD(tls_bytes, len);
 				return 0;
