@@ -982,13 +982,23 @@ static void body_pool_no_skip(void)
 static void body_legacy_lock_kind(void)
 {
 	struct surand_stats st;
-	uint8_t b[16];
+	uint8_t b[16], e[64];
+	uint64_t pooled;
 
 	surand_bytes(b, sizeof(b));
 	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
 	C_ASSERT(st.backend_counters[0] >= 2); /* two extractions at least */
 	C_ASSERT(st.backend_counters[1] >= 1); /* one pull from the input pool */
 	C_ASSERT(st.backend_counters[3] >= 1);
+	pooled = st.backend_counters[4];
+	/* The input side's sources feed the 2015 input pool: once the entropy
+	 * pool holds 256 credited bits, the next pull carries its bytes. */
+	memset(e, 0x5c, sizeof(e));
+	C_ASSERT(surand_add_entropy(e, sizeof(e), 256) == 0);
+	C_ASSERT(surand_reseed() == 0);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_EQ_U64(st.backend_counters[4], pooled + 1);
+	C_ASSERT(st.backend_counters[1] >= 2);
 }
 
 /* ---- multipool ------------------------------------------------------------ */

@@ -63,6 +63,7 @@ static void legacy_stats(struct surand_stats *st)
 	surand_unlock(&legacy_pool.lock, cs);
 	st->backend_counters[2] = SURAND_LOAD(legacy_pool.lock.contended);
 	st->backend_counters[3] = surand_p15_input_pulls();
+	st->backend_counters[4] = surand_p15_input_pooled();
 }
 
 #ifdef SURAND_TEST_BUILD
