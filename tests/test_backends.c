@@ -1379,6 +1379,98 @@ static void body_task_abuser(void)
 	C_ASSERT(surand_test_taskcrng_switched());
 }
 
+/* ---- nodecrng ------------------------------------------------------------- */
+
+static void xor_key(uint32_t key[8], const uint8_t *b)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		key[i] ^= (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
+			  (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
+}
+
+/*
+ * After surand_reseed() (RNDRESEEDCRNG), a node's next read reseeds it from
+ * the primary: computed here from copies of both states, block by block as
+ * random.c does it (crng_reseed, _extract_crng, _crng_backtrack_protect).
+ */
+static void body_nodecrng_from_primary(void)
+{
+	struct surand_test_snapshot p0, n0, p1, n1;
+	uint8_t warm[16], out[16], bp[64], bn[64];
+	uint32_t pkey[8], nkey[8];
+
+	surand_test_cpu_override(0);
+	surand_bytes(warm, sizeof(warm));
+	C_ASSERT(surand_reseed() == 0);
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_PRIMARY, &p0) == 0);
+	C_ASSERT(surand_test_snapshot(0, &n0) == 0);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_PRIMARY, &p1) == 0);
+	C_ASSERT(surand_test_snapshot(0, &n1) == 0);
+	/* The primary's block: its first half re-keys the node, its second
+	 * half protects the primary. */
+	surand_chacha20_blocks_portable(p0.key, p0.counter, p0.nonce, bp, 1);
+	memcpy(pkey, p0.key, 32);
+	xor_key(pkey, bp + 32);
+	C_ASSERT_MSG(memcmp(pkey, p1.key, 32) == 0 && p1.counter == p0.counter + 1,
+		     "the primary was not used and protected once");
+	memcpy(nkey, n0.key, 32);
+	xor_key(nkey, bp);
+	surand_chacha20_blocks_portable(nkey, n0.counter, n0.nonce, bn, 1);
+	C_ASSERT_MSG(memcmp(bn, out, 16) == 0, "the read is not the node's block after the reseed");
+	/* Backtrack protection: bytes 16..47 of that block into the key. */
+	xor_key(nkey, bn + 16);
+	C_ASSERT_MSG(memcmp(nkey, n1.key, 32) == 0 && n1.counter == n0.counter + 1,
+		     "the node's key after the read is not key ^ unused output");
+	C_ASSERT(!chacha_contains(n1.key, n1.nonce, n1.counter - 8, n1.counter + 8, out, 16));
+}
+
+/* The injected clock: nothing reseeds before 300 s, both do after. */
+static void body_nodecrng_clock(void)
+{
+	struct surand_stats st0, st1, st2;
+	uint8_t b[16];
+
+	surand_test_cpu_override(0);
+	surand_bytes(b, sizeof(b));
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st0, sizeof(st0)) == 0);
+	surand_test_clock_advance(150 * SEC_NS);
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[1], st0.backend_counters[1]);
+	C_ASSERT_EQ_U64(st1.backend_counters[2], st0.backend_counters[2]);
+	surand_test_clock_advance(151 * SEC_NS);
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st2, sizeof(st2)) == 0);
+	/* The node from the primary, the primary (due too) from the input pool. */
+	C_ASSERT_EQ_U64(st2.backend_counters[1], st1.backend_counters[1] + 1);
+	C_ASSERT_EQ_U64(st2.backend_counters[2], st1.backend_counters[2] + 1);
+}
+
+/* Simulated nodes: each node's CRNG is its own, with its own lock. */
+static void body_nodecrng_nodes(void)
+{
+	struct surand_test_snapshot a0, a1, b0, b1;
+	struct surand_stats st;
+	uint8_t x[16];
+
+	surand_test_cpu_override(1);
+	surand_bytes(x, sizeof(x));
+	surand_test_cpu_override(2);
+	surand_bytes(x, sizeof(x));
+	C_ASSERT(surand_test_snapshot(1, &a0) == 0 && surand_test_snapshot(2, &b0) == 0);
+	C_ASSERT(memcmp(a0.key, b0.key, 32) != 0);
+	surand_bytes(x, sizeof(x)); /* node 2 again */
+	C_ASSERT(surand_test_snapshot(1, &a1) == 0 && surand_test_snapshot(2, &b1) == 0);
+	C_ASSERT(memcmp(a0.key, a1.key, 32) == 0 && a0.counter == a1.counter);
+	C_ASSERT(memcmp(b0.key, b1.key, 32) != 0 && b1.counter == b0.counter + 1);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_EQ_U64(st.backend_counters[3], 4);
+}
+
 /* ==== 6. main =============================================================== */
 
 struct bcase {
@@ -1413,6 +1505,9 @@ static const struct bcase contract[] = {
 	{ "task_limits", body_task_limits, NULL, 0, "taskcrng" },
 	{ "task_env", body_task_env, setup_task_env, 0, "taskcrng" },
 	{ "task_abuser", body_task_abuser, NULL, 0, "taskcrng" },
+	{ "nodecrng_from_primary", body_nodecrng_from_primary, NULL, 0, "nodecrng" },
+	{ "nodecrng_clock", body_nodecrng_clock, NULL, 0, "nodecrng" },
+	{ "nodecrng_nodes", body_nodecrng_nodes, setup_nodes4, 0, "nodecrng" },
 };
 
 static const struct bcase *cur_case;
