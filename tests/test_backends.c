@@ -1471,6 +1471,185 @@ static void body_nodecrng_nodes(void)
 	C_ASSERT_EQ_U64(st.backend_counters[3], 4);
 }
 
+/* ---- onekey --------------------------------------------------------------- */
+
+struct ok_rec {
+	uint32_t key[8];
+	uint64_t nonce, start, nblocks;
+	uint32_t proc; /* 0 parent, 1.. children */
+	uint32_t pad;
+};
+
+#define OK_THREADS 8
+#define OK_CALLS 150
+#define OK_CHILD_CALLS 50
+static struct ok_rec ok_recs[OK_THREADS * OK_CALLS + 4 * OK_CHILD_CALLS + 16];
+static int ok_nrec;
+static int ok_bad; /* a call whose output is not the stream its triple names */
+
+static void ok_draw(struct ok_rec *r, uint64_t *seed, uint32_t proc)
+{
+	struct surand_test_snapshot s;
+	uint8_t out[300], ref[64];
+	size_t len = 1 + (size_t)(t_rand64(seed) % sizeof(out));
+
+	surand_bytes(out, len);
+	if (surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) != 0) {
+		__atomic_store_n(&ok_bad, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	memcpy(r->key, s.key, 32);
+	r->nonce = s.nonce;
+	memcpy(&r->start, s.extra, 8);
+	r->nblocks = (len + 63) / 64;
+	r->proc = proc;
+	/* The triple is the truth: the output is that stream's first blocks. */
+	surand_chacha20_blocks_portable(s.key, r->start, s.nonce, ref, 1);
+	if (memcmp(ref, out, len < 64 ? len : 64) != 0 || s.counter != r->start + r->nblocks)
+		__atomic_store_n(&ok_bad, 1, __ATOMIC_RELAXED);
+}
+
+static void *ok_worker(void *arg)
+{
+	uint64_t seed = (uint64_t)(uintptr_t)arg * 7919 + 1;
+	int i, slot;
+
+	for (i = 0; i < OK_CALLS; i++) {
+		slot = __atomic_fetch_add(&ok_nrec, 1, __ATOMIC_RELAXED);
+		ok_draw(&ok_recs[slot], &seed, 0);
+	}
+	return NULL;
+}
+
+static int cmp_ok(const void *a, const void *b)
+{
+	const struct ok_rec *x = a, *y = b;
+	int c = memcmp(x->key, y->key, 32);
+
+	if (c)
+		return c;
+	if (x->nonce != y->nonce)
+		return x->nonce < y->nonce ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return 0;
+}
+
+/* No (key, nonce, position) triple is used twice: across 8 threads, across
+ * reseeds (forced and by the clock), across fork children. */
+static void body_onekey_triples(void)
+{
+	pthread_t th[OK_THREADS];
+	uint64_t seed = 99;
+	int i, k, p[2], keys = 1, n;
+	pid_t pid;
+
+	C_ASSERT(pipe(p) == 0);
+	for (i = 0; i < 4; i++) /* the parent draws before it forks */
+		ok_draw(&ok_recs[ok_nrec++], &seed, 0);
+	for (k = 1; k <= 2; k++) {
+		pid = fork();
+		C_ASSERT(pid >= 0);
+		if (pid == 0) {
+			struct ok_rec r;
+
+			for (i = 0; i < OK_CHILD_CALLS; i++) {
+				memset(&r, 0, sizeof(r));
+				ok_draw(&r, &seed, (uint32_t)k);
+				if (ok_bad || write(p[1], &r, sizeof(r)) != sizeof(r))
+					_exit(3);
+			}
+			_exit(0);
+		}
+	}
+	for (i = 0; i < OK_THREADS; i++)
+		C_ASSERT(pthread_create(&th[i], NULL, ok_worker, (void *)(uintptr_t)i) == 0);
+	for (i = 0; i < 3; i++) {
+		usleep(2000);
+		C_ASSERT(surand_reseed() == 0);
+		surand_test_clock_advance(SEC_NS + SEC_NS / 10); /* due by the clock too */
+	}
+	for (i = 0; i < OK_THREADS; i++)
+		pthread_join(th[i], NULL);
+	close(p[1]);
+	while (ok_nrec < (int)(sizeof(ok_recs) / sizeof(ok_recs[0])) &&
+	       read(p[0], &ok_recs[ok_nrec], sizeof(ok_recs[0])) == sizeof(ok_recs[0]))
+		ok_nrec++;
+	while (wait(&n) > 0)
+		C_ASSERT(WIFEXITED(n) && WEXITSTATUS(n) == 0);
+	C_ASSERT(!ok_bad);
+	C_ASSERT_EQ_U64(ok_nrec, 4 + OK_THREADS * OK_CALLS + 2 * OK_CHILD_CALLS);
+	qsort(ok_recs, (size_t)ok_nrec, sizeof(ok_recs[0]), cmp_ok);
+	for (i = 1; i < ok_nrec; i++) {
+		struct ok_rec *a = &ok_recs[i - 1], *b = &ok_recs[i];
+
+		if (memcmp(a->key, b->key, 32) != 0) {
+			keys++;
+			continue;
+		}
+		/* One key belongs to one process. */
+		C_ASSERT_MSG(a->proc == b->proc, "processes %u and %u share a key", a->proc, b->proc);
+		if (a->nonce == b->nonce)
+			C_ASSERT_MSG(a->start + a->nblocks <= b->start,
+				     "blocks %llu..%llu and %llu of one (key, nonce) overlap",
+				     (unsigned long long)a->start,
+				     (unsigned long long)(a->start + a->nblocks),
+				     (unsigned long long)b->start);
+	}
+	C_ASSERT_MSG(keys >= 3, "only %d keys: the reseeds did not happen", keys);
+}
+
+/* Honest about the design: the key in memory regenerates the last output;
+ * only the next reseed takes that away. */
+static void body_onekey_no_backtrack(void)
+{
+	struct surand_test_snapshot s0, s1;
+	struct surand_stats st0, st1;
+	uint8_t out[16], out2[16];
+	uint64_t start;
+
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s0) == 0);
+	memcpy(&start, s0.extra, 8);
+	C_ASSERT_MSG(chacha_contains(s0.key, s0.nonce, start, start + 1, out, 16),
+		     "the key does not regenerate the output (then the docs are wrong)");
+	C_ASSERT(surand_stats(&st0, sizeof(st0)) == 0);
+	surand_test_clock_advance(SEC_NS / 2);
+	surand_bytes(out2, sizeof(out2));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0]); /* < 1 s: same key */
+	surand_test_clock_advance(SEC_NS * 6 / 10);
+	surand_bytes(out2, sizeof(out2));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0] + 1);
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s1) == 0);
+	C_ASSERT(s1.generation == s0.generation + 1 && memcmp(s1.key, s0.key, 32) != 0);
+	C_ASSERT(!chacha_contains(s1.key, s0.nonce, 0, s1.counter + 4, out, 16));
+}
+
+static void setup_onekey_secs(void)
+{
+	setenv("SURAND_ONEKEY_SECS", "5", 1);
+	surand_test_config_reload();
+}
+
+static void body_onekey_secs(void)
+{
+	struct surand_stats st0, st1;
+	uint8_t b[8];
+
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st0, sizeof(st0)) == 0);
+	surand_test_clock_advance(4 * SEC_NS);
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0]);
+	surand_test_clock_advance(2 * SEC_NS);
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0] + 1);
+}
+
 /* ==== 6. main =============================================================== */
 
 struct bcase {
@@ -1508,6 +1687,9 @@ static const struct bcase contract[] = {
 	{ "nodecrng_from_primary", body_nodecrng_from_primary, NULL, 0, "nodecrng" },
 	{ "nodecrng_clock", body_nodecrng_clock, NULL, 0, "nodecrng" },
 	{ "nodecrng_nodes", body_nodecrng_nodes, setup_nodes4, 0, "nodecrng" },
+	{ "onekey_triples", body_onekey_triples, NULL, 0, "onekey" },
+	{ "onekey_no_backtrack", body_onekey_no_backtrack, NULL, 0, "onekey" },
+	{ "onekey_secs", body_onekey_secs, setup_onekey_secs, 0, "onekey" },
 };
 
 static const struct bcase *cur_case;

@@ -58,6 +58,10 @@ void surand_fill_from_key(uint32_t key[8], void *buf, size_t len)
 
 /* ---- the lock ---------------------------------------------------------------- */
 
+#if defined(__SANITIZE_THREAD__)
+uint32_t surand_full_fence_word;
+#endif
+
 /* Spins before sleeping: long enough for a holder that is running to finish
  * one pool extraction (a few hundred ns), short enough not to burn a slice. */
 #define LOCK_SPIN_TRIES 200

@@ -30,6 +30,20 @@
  */
 #include "benchcount.h"
 
+/*
+ * A full barrier between a store and a later load of another location (the
+ * Dekker pattern of salted's mixback hand-off).  TSan does not model fences,
+ * so in TSan builds it is a seq_cst read-modify-write of one shared word,
+ * which TSan does model (and which orders the same way: all such RMWs are in
+ * one modification order).
+ */
+#if defined(__SANITIZE_THREAD__)
+extern uint32_t surand_full_fence_word SURAND_HIDDEN;
+#define SURAND_FULL_FENCE() ((void)__atomic_fetch_add(&surand_full_fence_word, 0, __ATOMIC_SEQ_CST))
+#else
+#define SURAND_FULL_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+
 /* ==== 2. the lock ===========================================================
  *
  * The kernel held its pool locks as spinlocks with interrupts and preemption

@@ -20,6 +20,7 @@ const struct surand_backend *const surand_backends[] = {
 	&surand_backend_salted,
 	&surand_backend_taskcrng,
 	&surand_backend_nodecrng,
+	&surand_backend_onekey,
 	NULL,
 };
 

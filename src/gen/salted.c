@@ -179,7 +179,7 @@ static void mixback_release(int cs)
 	for (;;) {
 		drain_locked();
 		surand_unlock(&mix_lock, cs);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		SURAND_FULL_FENCE();
 		if (!mb_ready() || !surand_trylock(&mix_lock, &cs))
 			return;
 	}
@@ -226,7 +226,7 @@ static void mixback(const uint32_t h[5])
 	}
 	if (mb_append(h)) {
 		/* Published; the holder we lost to folds it, or we do. */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		SURAND_FULL_FENCE();
 		if (surand_trylock(&mix_lock, &cs))
 			mixback_release(cs);
 		return;
