@@ -1650,6 +1650,104 @@ static void body_onekey_secs(void)
 	C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0] + 1);
 }
 
+/* ---- percpu --------------------------------------------------------------- */
+
+/* Nonces of gen/base.c's derive and gen/common.c's one-use fill (their files
+ * name them "b-derive" and "u-direct"). */
+#define T_NONCE_BASE_DERIVE 0x6576697265642d62ull
+#define T_NONCE_DIRECT 0x7463657269642d75ull
+
+/* The slow path when the trylock is lost: the output is a one-use key by
+ * fast key erasure of the base key, and the CPU's state is untouched. */
+static void body_percpu_fallback(void)
+{
+	struct surand_test_snapshot s0, s1;
+	struct surand_stats st0, st1;
+	uint32_t base[8], onekey[8];
+	uint8_t warm[16], out[48], blk[64], ref[64];
+	size_t sizes[2] = { 16, 48 }, z;
+	int i, attempt;
+
+	surand_test_cpu_override(0);
+	surand_bytes(warm, sizeof(warm));
+	for (z = 0; z < 2; z++) {
+		for (attempt = 0; attempt < 5; attempt++) {
+			C_ASSERT(surand_test_snapshot(0, &s0) == 0);
+			C_ASSERT(surand_stats(&st0, sizeof(st0)) == 0);
+			C_ASSERT(surand_test_base_key(base) == 0);
+			surand_test_percpu_fail_trylock(1);
+			surand_bytes(out, sizes[z]);
+			C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+			if (st1.reseeds_timer == st0.reseeds_timer)
+				break; /* no scheduled base reseed came between */
+		}
+		C_ASSERT(attempt < 5);
+		C_ASSERT_EQ_U64(st1.backend_counters[1], st0.backend_counters[1] + 1);
+		C_ASSERT_EQ_U64(st1.rekeys, st0.rekeys + 1);
+		C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0]);
+		C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+		C_ASSERT_MSG(memcmp(s0.key, s1.key, 32) == 0, "the slow path touched the CPU's key");
+		/* base block -> next base key | one-use key; then the one-use stream. */
+		surand_chacha20_blocks_portable(base, 0, T_NONCE_BASE_DERIVE, blk, 1);
+		for (i = 0; i < 8; i++)
+			onekey[i] = (uint32_t)blk[32 + 4 * i] | (uint32_t)blk[33 + 4 * i] << 8 |
+				    (uint32_t)blk[34 + 4 * i] << 16 | (uint32_t)blk[35 + 4 * i] << 24;
+		surand_chacha20_blocks_portable(onekey, 0, T_NONCE_DIRECT, ref, 1);
+		C_ASSERT_MSG(memcmp(ref, out, sizes[z]) == 0,
+			     "%zu-byte fallback is not a one-use key from the base", sizes[z]);
+		C_ASSERT(surand_test_base_key(base) == 0);
+		C_ASSERT_MSG(memcmp(base, blk, 32) == 0, "the base key was not replaced");
+	}
+	/* And the fast path again afterwards: the CPU's state moves on. */
+	surand_bytes(out, 16);
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	C_ASSERT(memcmp(s0.key, s1.key, 32) != 0);
+}
+
+/* The fast path is the 5.18 construction: the CPU's key gives one block;
+ * its first half is the CPU's next key, the rest the output (<= 32 bytes)
+ * or a one-use key. */
+static void body_percpu_fast(void)
+{
+	struct surand_test_snapshot s0, s1;
+	uint8_t warm[16], out[100], blk[64], ref[128];
+	uint32_t k[8];
+	int i;
+
+	surand_test_cpu_override(0);
+	surand_bytes(warm, sizeof(warm));
+	C_ASSERT(surand_test_snapshot(0, &s0) == 0);
+	surand_bytes(out, 20);
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	surand_chacha20_blocks_portable(s0.key, 0, 0, blk, 1);
+	C_ASSERT(memcmp(blk + 32, out, 20) == 0 && memcmp(blk, s1.key, 32) == 0);
+	s0 = s1;
+	surand_bytes(out, 100);
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	surand_chacha20_blocks_portable(s0.key, 0, 0, blk, 1);
+	for (i = 0; i < 8; i++)
+		k[i] = (uint32_t)blk[32 + 4 * i] | (uint32_t)blk[33 + 4 * i] << 8 |
+		       (uint32_t)blk[34 + 4 * i] << 16 | (uint32_t)blk[35 + 4 * i] << 24;
+	surand_chacha20_blocks_portable(k, 0, T_NONCE_DIRECT, ref, 2);
+	C_ASSERT(memcmp(ref, out, 100) == 0 && memcmp(blk, s1.key, 32) == 0);
+}
+
+/* Memory follows the CPUs, not the threads; forced slow paths mixed with
+ * fast ones under 8 threads on one CPU stay distinct. */
+static void body_percpu_bounded(void)
+{
+	struct surand_stats st;
+
+	surand_test_cpu_override(0);
+	surand_test_percpu_fail_trylock(300);
+	body_threads();
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_EQ_U64(st.backend_counters[3], surand_cpu_slots());
+	C_ASSERT_EQ_U64(st.slots_total, surand_cpu_slots());
+	C_ASSERT(st.backend_counters[1] >= 300);
+	C_ASSERT(st.backend_counters[0] >= 1000);
+}
+
 /* ==== 6. main =============================================================== */
 
 struct bcase {
@@ -1690,6 +1788,9 @@ static const struct bcase contract[] = {
 	{ "onekey_triples", body_onekey_triples, NULL, 0, "onekey" },
 	{ "onekey_no_backtrack", body_onekey_no_backtrack, NULL, 0, "onekey" },
 	{ "onekey_secs", body_onekey_secs, setup_onekey_secs, 0, "onekey" },
+	{ "percpu_fallback", body_percpu_fallback, NULL, 0, "percpu" },
+	{ "percpu_fast", body_percpu_fast, NULL, 0, "percpu" },
+	{ "percpu_bounded", body_percpu_bounded, NULL, 0, "percpu" },
 };
 
 static const struct bcase *cur_case;

@@ -21,6 +21,7 @@ const struct surand_backend *const surand_backends[] = {
 	&surand_backend_taskcrng,
 	&surand_backend_nodecrng,
 	&surand_backend_onekey,
+	&surand_backend_percpu,
 	NULL,
 };
 
