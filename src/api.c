@@ -205,6 +205,19 @@ SURAND_API void surand_bytes(void *buf, size_t len)
 	bytes_impl(buf, len);
 }
 
+/* The calls with an error return: 0, or -1 with errno and nothing left in buf. */
+static int fill_or_errno(void *buf, size_t len)
+{
+	int r = fill(buf, len);
+
+	if (SURAND_UNLIKELY(r != 0)) {
+		surand_wipe(buf, len);
+		errno = -r;
+		return -1;
+	}
+	return 0;
+}
+
 SURAND_API ssize_t surand_getrandom(void *buf, size_t len, unsigned int flags)
 {
 	const unsigned known = SURAND_GRND_NONBLOCK | SURAND_GRND_RANDOM | SURAND_GRND_INSECURE;
@@ -240,19 +253,13 @@ SURAND_API ssize_t surand_getrandom(void *buf, size_t len, unsigned int flags)
 		}
 		/* Otherwise the backend waits for the kernel, like getrandom(2). */
 	}
-	r = fill(buf, len);
-	if (r != 0) {
-		surand_wipe(buf, len);
-		errno = -r;
+	if (fill_or_errno(buf, len) != 0)
 		return -1;
-	}
 	return (ssize_t)len;
 }
 
 SURAND_API int surand_getentropy(void *buf, size_t len)
 {
-	int r;
-
 	if (len > 256) {
 		errno = EIO;
 		return -1;
@@ -263,13 +270,7 @@ SURAND_API int surand_getentropy(void *buf, size_t len)
 		errno = EFAULT;
 		return -1;
 	}
-	r = fill(buf, len);
-	if (r != 0) {
-		surand_wipe(buf, len);
-		errno = -r;
-		return -1;
-	}
-	return 0;
+	return fill_or_errno(buf, len);
 }
 
 /* ==== 4. integers and doubles ================================================ */

@@ -8,8 +8,8 @@
  * SPDX-License-Identifier: MIT
  */
 #include "internal.h"
-#include "gen/designs.h"
 #include "entropy/entropy.h"
+#include "gen/designs.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -34,8 +34,8 @@
 #define ONEKEY_SECS_MAX 300u
 
 static struct surand_config config;
-static struct surand_design_config design_config;
 unsigned surand_config_entropy_off_v; /* SURAND_ENTROPY_OFF, bit 1 << source */
+static struct surand_design_config design_config;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
 void surand_warn(const char *fmt, ...)
@@ -93,31 +93,6 @@ static int parse_bool(const char *name, const char *s)
 	return 0;
 }
 
-/* Reads NAME as an unsigned in [lo, hi]; an invalid value warns and keeps def. */
-static unsigned env_uint(const char *name, unsigned lo, unsigned hi, unsigned def)
-{
-	const char *v = secure_getenv(name);
-	unsigned out;
-
-	if (!v || !*v)
-		return def;
-	if (parse_uint(v, lo, hi, &out) == 0)
-		return out;
-	surand_warn("%s=%.32s is not a number in %u..%u; using %u", name, v, lo, hi, def);
-	return def;
-}
-
-static void design_config_read(void)
-{
-	design_config.nodes = env_uint("SURAND_NODES", 1, NODES_MAX, 0);
-	design_config.task_reads = env_uint("SURAND_TASKCRNG_READS", 1, TASK_READS_MAX,
-					    TASK_READS_DEFAULT);
-	design_config.task_bytes = env_uint("SURAND_TASKCRNG_BYTES", 1, TASK_BYTES_MAX,
-					    TASK_BYTES_DEFAULT);
-	design_config.onekey_reseed_s = env_uint("SURAND_ONEKEY_SECS", 1, ONEKEY_SECS_MAX,
-						 ONEKEY_SECS_DEFAULT);
-}
-
 /*
  * SURAND_ENTROPY_OFF=name[,name...]: entropy sources to leave out (names:
  * kernel, cpu, jitter, app, events; see docs/entropy.md).  An unknown name
@@ -150,6 +125,31 @@ static void entropy_off_read(void)
 	__atomic_store_n(&surand_config_entropy_off_v, off, __ATOMIC_RELAXED);
 }
 
+/* Reads NAME as an unsigned in [lo, hi]; an invalid value warns and keeps def. */
+static unsigned env_uint(const char *name, unsigned lo, unsigned hi, unsigned def)
+{
+	const char *v = secure_getenv(name);
+	unsigned out;
+
+	if (!v || !*v)
+		return def;
+	if (parse_uint(v, lo, hi, &out) == 0)
+		return out;
+	surand_warn("%s=%.32s is not a number in %u..%u; using %u", name, v, lo, hi, def);
+	return def;
+}
+
+static void design_config_read(void)
+{
+	design_config.nodes = env_uint("SURAND_NODES", 1, NODES_MAX, 0);
+	design_config.task_reads = env_uint("SURAND_TASKCRNG_READS", 1, TASK_READS_MAX,
+					    TASK_READS_DEFAULT);
+	design_config.task_bytes = env_uint("SURAND_TASKCRNG_BYTES", 1, TASK_BYTES_MAX,
+					    TASK_BYTES_DEFAULT);
+	design_config.onekey_reseed_s = env_uint("SURAND_ONEKEY_SECS", 1, ONEKEY_SECS_MAX,
+						 ONEKEY_SECS_DEFAULT);
+}
+
 static void config_read(void)
 {
 	const char *v;
@@ -169,8 +169,8 @@ static void config_read(void)
 	config.chacha_impl = secure_getenv("SURAND_CHACHA_IMPL");
 	config.trust_cpu = parse_bool("SURAND_TRUST_CPU", secure_getenv("SURAND_TRUST_CPU"));
 	config.debug = parse_bool("SURAND_DEBUG", secure_getenv("SURAND_DEBUG"));
-	design_config_read();
 	entropy_off_read();
+	design_config_read();
 }
 
 const struct surand_config *surand_config(void)
@@ -179,16 +179,16 @@ const struct surand_config *surand_config(void)
 	return &config;
 }
 
-const struct surand_design_config *surand_design_config(void)
-{
-	pthread_once(&config_once, config_read);
-	return &design_config;
-}
-
 unsigned surand_config_entropy_off(void)
 {
 	(void)surand_config();
 	return __atomic_load_n(&surand_config_entropy_off_v, __ATOMIC_RELAXED);
+}
+
+const struct surand_design_config *surand_design_config(void)
+{
+	pthread_once(&config_once, config_read);
+	return &design_config;
 }
 
 #ifdef SURAND_TEST_BUILD

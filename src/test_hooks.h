@@ -51,6 +51,42 @@ int surand_test_thread_key(uint32_t out[8]);
 /* Generation of the key the calling thread holds. */
 uint64_t surand_test_thread_generation(void);
 
+/* ---- input side (src/entropy/) ----------------------------------------- */
+/* Sources by number: 0 kernel, 1 cpu, 2 jitter, 3 app, 4 events
+ * (enum surand_entropy_source in src/entropy/entropy.h). */
+/* on = 0 switches a source off; on = 1 gives it back to the environment. */
+void surand_test_entropy_source_set(int src, int on);
+/* Resets a source's health tests (start-up again, no longer disabled): cpu, jitter. */
+void surand_test_entropy_health_reset(int src);
+
+/* RDSEED/RDRAND forced absent, failing (no data, ever) or stuck (one word). */
+enum surand_test_cpu_rng_fault {
+	SURAND_TEST_CPU_RNG_NONE = 0,
+	SURAND_TEST_CPU_RNG_ABSENT,
+	SURAND_TEST_CPU_RNG_FAILING,
+	SURAND_TEST_CPU_RNG_STUCK,
+};
+void surand_test_cpu_rng_fault(enum surand_test_cpu_rng_fault f);
+
+/* Jitter deltas forced stuck (one value) or biased (one value 3 times in 4). */
+enum surand_test_jitter_fault {
+	SURAND_TEST_JITTER_NONE = 0,
+	SURAND_TEST_JITTER_STUCK,
+	SURAND_TEST_JITTER_BIASED,
+};
+void surand_test_jitter_fault(enum surand_test_jitter_fault f);
+
+/* 1: the last base reseed included the pool (catastrophic); 0: not; -1: none yet. */
+int surand_test_entropy_last_reseed_pooled(void);
+/* A one-way fingerprint of the pool's content (not its credit); the pool is
+ * unchanged.  Sets the pool up if needed.  0 or -errno. */
+int surand_test_entropy_pool_digest(uint8_t out[32]);
+
+/* Fast pools: every event goes to this slot (-1: the CPU's slot again). */
+void surand_test_fastpool_force_slot(int slot);
+/* A slot's events since its last spill and its event total; 0, or -1 (no such slot). */
+int surand_test_fastpool_slot(unsigned slot, unsigned *count, uint64_t *events);
+
 /* ---- the designs of the 2015 debate (src/gen/designs.h) ------------------ */
 
 /* Every call of surand_current_cpu() returns cpu (-1: the real CPU again). */
@@ -99,47 +135,9 @@ void surand_test_salted_last_salt(uint32_t salt[5]);
 
 /* taskcrng: 1 when the calling thread has been switched to its own CRNG. */
 int surand_test_taskcrng_switched(void);
-/* taskcrng: sets the calling thread's CRNG crank count (the 2^24 re-key). */
-void surand_test_taskcrng_cranks(uint64_t cranks);
 
 /* percpu: the next n per-CPU trylocks fail as if another thread held them. */
 void surand_test_percpu_fail_trylock(int n);
-
-/* ---- input side (src/entropy/) ----------------------------------------- */
-/* Sources by number: 0 kernel, 1 cpu, 2 jitter, 3 app, 4 events
- * (enum surand_entropy_source in src/entropy/entropy.h). */
-/* on = 0 switches a source off; on = 1 gives it back to the environment. */
-void surand_test_entropy_source_set(int src, int on);
-/* Resets a source's health tests (start-up again, no longer disabled): cpu, jitter. */
-void surand_test_entropy_health_reset(int src);
-
-/* RDSEED/RDRAND forced absent, failing (no data, ever) or stuck (one word). */
-enum surand_test_cpu_rng_fault {
-	SURAND_TEST_CPU_RNG_NONE = 0,
-	SURAND_TEST_CPU_RNG_ABSENT,
-	SURAND_TEST_CPU_RNG_FAILING,
-	SURAND_TEST_CPU_RNG_STUCK,
-};
-void surand_test_cpu_rng_fault(enum surand_test_cpu_rng_fault f);
-
-/* Jitter deltas forced stuck (one value) or biased (one value 3 times in 4). */
-enum surand_test_jitter_fault {
-	SURAND_TEST_JITTER_NONE = 0,
-	SURAND_TEST_JITTER_STUCK,
-	SURAND_TEST_JITTER_BIASED,
-};
-void surand_test_jitter_fault(enum surand_test_jitter_fault f);
-
-/* 1: the last base reseed included the pool (catastrophic); 0: not; -1: none yet. */
-int surand_test_entropy_last_reseed_pooled(void);
-/* A one-way fingerprint of the pool's content (not its credit); the pool is
- * unchanged.  Sets the pool up if needed.  0 or -errno. */
-int surand_test_entropy_pool_digest(uint8_t out[32]);
-
-/* Fast pools: every event goes to this slot (-1: the CPU's slot again). */
-void surand_test_fastpool_force_slot(int slot);
-/* A slot's events since its last spill and its event total; 0, or -1 (no such slot). */
-int surand_test_fastpool_slot(unsigned slot, unsigned *count, uint64_t *events);
 
 #endif
 #endif

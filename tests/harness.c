@@ -73,45 +73,6 @@ void t_fail_silent(void)
 	t_cur_failed = 1;
 }
 
-int t_in_child(void (*fn)(void), int timeout_s)
-{
-	struct timespec ts = {0, 2000000};
-	pid_t pid, w;
-	int status = 0, waited_ms = 0;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		t_fail_at(__FILE__, __LINE__, "fork failed");
-		return -1;
-	}
-	if (pid == 0) {
-		fn();
-		fflush(stdout);
-		_exit(t_cur_failed ? 1 : 0);
-	}
-	for (;;) {
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			break;
-		if (waited_ms >= timeout_s * 1000) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			t_fail_at(__FILE__, __LINE__, "child hung for more than %d s (deadlock?)",
-				  timeout_s);
-			return -1;
-		}
-		nanosleep(&ts, NULL);
-		waited_ms += 2;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
-		t_fail_silent(); /* the child printed its FAIL line */
-	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		t_fail_at(__FILE__, __LINE__, "child died (status 0x%x)", status);
-	return status;
-}
-
 void t_run_case(const char *name, void (*fn)(void))
 {
 	t_cur_name = name;
@@ -131,11 +92,52 @@ void t_run_case(const char *name, void (*fn)(void))
 	t_cur_name = NULL;
 }
 
-int t_exec_child(const char *name, int timeout_s)
+/* Waits for pid at most timeout_s and turns its fate into the case's result. */
+static int t_wait_child(pid_t pid, const char *what, int timeout_s)
 {
 	struct timespec ts = {0, 2000000};
-	pid_t pid, w;
 	int status = 0, waited_ms = 0;
+
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		if (waited_ms >= timeout_s * 1000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			t_fail_at(__FILE__, __LINE__, "child %s hung for more than %d s (deadlock?)",
+				  what, timeout_s);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+		waited_ms += 2;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
+		t_fail_silent(); /* the child printed its FAIL line */
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		t_fail_at(__FILE__, __LINE__, "child %s died (status 0x%x)", what, status);
+	return status;
+}
+
+int t_in_child(void (*fn)(void), int timeout_s)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		t_fail_at(__FILE__, __LINE__, "fork failed");
+		return -1;
+	}
+	if (pid == 0) {
+		fn();
+		fflush(stdout);
+		_exit(t_cur_failed ? 1 : 0);
+	}
+	return t_wait_child(pid, "(forked)", timeout_s);
+}
+
+int t_exec_child(const char *name, int timeout_s)
+{
+	pid_t pid;
 
 	fflush(stdout);
 	fflush(stderr);
@@ -148,24 +150,7 @@ int t_exec_child(const char *name, int timeout_s)
 		execl("/proc/self/exe", t_prog, "--child", name, t_cur_name, (char *)NULL);
 		_exit(127);
 	}
-	for (;;) {
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			break;
-		if (waited_ms >= timeout_s * 1000) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			t_fail_at(__FILE__, __LINE__, "child %s hung for more than %d s", name, timeout_s);
-			return -1;
-		}
-		nanosleep(&ts, NULL);
-		waited_ms += 2;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
-		t_fail_silent();
-	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		t_fail_at(__FILE__, __LINE__, "child %s died (status 0x%x)", name, status);
-	return status;
+	return t_wait_child(pid, name, timeout_s);
 }
 
 int t_child_main(int argc, char **argv, const struct t_child_case *cases)

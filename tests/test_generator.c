@@ -508,8 +508,8 @@ static void *reseed_storm_worker(void *arg)
 		surand_bytes(buf, (size_t)(i % 3 == 0 ? 1000 : 16));
 		if (id == 0 && i % 50 == 0)
 			surand_test_clock_advance(3000000000ull);
-		if (id == 1 && i % 40 == 0)
-			T_ASSERT(surand_reseed() == 0);
+		if (id == 1 && i % 40 == 0 && surand_reseed() != 0)
+			return (void *)1;
 	}
 	return NULL;
 }
@@ -521,8 +521,11 @@ static void reseed_storm_child(void)
 
 	for (long i = 0; i < 4; i++)
 		T_ASSERT(pthread_create(&th[i], NULL, reseed_storm_worker, (void *)i) == 0);
-	for (int i = 0; i < 4; i++)
-		pthread_join(th[i], NULL);
+	for (int i = 0; i < 4; i++) {
+		void *ret = NULL;
+		pthread_join(th[i], &ret);
+		T_ASSERT_MSG(ret == NULL, "surand_reseed() failed in thread %d", i);
+	}
 	st = stats_now();
 	T_ASSERT(st.reseeds_timer >= 1 && st.reseeds_forced >= 1);
 }

@@ -514,10 +514,14 @@ static void t_signal(void)
 	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		   -1, 0);
 	CHECK(buf != MAP_FAILED, "mmap");
+	/* Every 30 ms, so a slow start of the read cannot miss the signal. */
 	memset(&it, 0, sizeof(it));
 	it.it_value.tv_usec = 30000;
+	it.it_interval.tv_usec = 30000;
 	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
 	r = read(fd, buf, len);
+	memset(&it, 0, sizeof(it));
+	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer off");
 	CHECK(sig_got, "the read of %zu bytes ended before the 30 ms timer (%zd)", len, r);
 	CHECK(r > 0 && (size_t)r < len, "read interrupted by a signal returned %zd (%s), want a partial count",
 	      r, r < 0 ? strerror(errno) : "full");

@@ -221,8 +221,9 @@ int surand_kernel_deterministic(void) SURAND_HIDDEN;
 
 /* ---- reseed.c: the join with the base key ----------------------------------- */
 /*
- * At the ENTROPY-HOOK of gen/base.c's reseed, base lock held.  With sample,
- * the sources are sampled first (bounded; a busy or failing source is skipped).
+ * At the ENTROPY-HOOK of gen/base.c's reseed, base lock held.  With sample
+ * (scheduled reseeds), the sources are sampled first (bounded; a busy or
+ * failing source is skipped).
  * When at least SURAND_POOL_RESEED_BITS are credited, 32 extracted pool bytes
  * are XORed into k (a catastrophic reseed) and 1 is returned; else 0, and k is
  * untouched.

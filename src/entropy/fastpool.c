@@ -46,13 +46,19 @@ static int test_force_slot = -1;
  *
  * Four 32-bit words, rounds in the style of HalfSipHash's SipRound (the
  * rotation amounts 5, 8, 7, 13 and 16 are HalfSipHash's, Aumasson & Bernstein
- * 2012).  The event enters twice (words 3/2, then 0/1) around two rounds each,
- * as SipHash's compression does: four rounds in all, the fewest for which one
- * flipped input bit flips each of the 128 state bits with probability 1/2
- * (tests/test_entropy.c measures it).  For a fixed event the step is a
+ * 2012).  The event is first spread by a bijection of its 64 bits (xorshift,
+ * a multiply by the odd constant 2^64/phi of Knuth's multiplicative hashing,
+ * xorshift), so that one flipped event bit already flips about half of the
+ * injected word; that step does not depend on the state, so it runs while the
+ * slot lock is being taken, off the state's dependency chain.  The halves then
+ * enter words 3 and 2 and two rounds follow: the fewest for which one flipped
+ * event bit flips each of the 128 state bits with probability 1/2 (without the
+ * spreading step two rounds flip 42 bits on average and four are needed;
+ * tests/test_entropy.c measures the step).  For a fixed event the step is a
  * permutation of the state: mixing never loses what the slot already holds.
  */
-#define FP_ROUNDS_PER_HALF 2
+#define FP_ROUNDS 2
+#define FP_SPREAD_MUL 0x9e3779b97f4a7c15ull /* 2^64 / golden ratio, odd */
 
 static inline __attribute__((always_inline)) void fp_round(uint32_t *v0, uint32_t *v1,
 							   uint32_t *v2, uint32_t *v3)
@@ -69,24 +75,33 @@ static inline __attribute__((always_inline)) void fp_round(uint32_t *v0, uint32_
 	*v2 = surand_rotl32(*v2, 16);
 }
 
-static inline __attribute__((always_inline)) void fp_mix(uint32_t v[4], uint64_t x)
+/* The event's bijective spreading (each step is invertible). */
+static inline __attribute__((always_inline)) uint64_t fp_spread(uint64_t x)
+{
+	x ^= x >> 32;
+	x *= FP_SPREAD_MUL;
+	x ^= x >> 29;
+	return x;
+}
+
+static inline __attribute__((always_inline)) void fp_inject(uint32_t v[4], uint64_t spread)
 {
 	uint32_t v0 = v[0], v1 = v[1], v2 = v[2], v3 = v[3];
-	uint32_t lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
 	int i;
 
-	v3 ^= lo;
-	v2 ^= hi;
-	for (i = 0; i < FP_ROUNDS_PER_HALF; i++)
-		fp_round(&v0, &v1, &v2, &v3);
-	v0 ^= lo;
-	v1 ^= hi;
-	for (i = 0; i < FP_ROUNDS_PER_HALF; i++)
+	v3 ^= (uint32_t)spread;
+	v2 ^= (uint32_t)(spread >> 32);
+	for (i = 0; i < FP_ROUNDS; i++)
 		fp_round(&v0, &v1, &v2, &v3);
 	v[0] = v0;
 	v[1] = v1;
 	v[2] = v2;
 	v[3] = v3;
+}
+
+static inline __attribute__((always_inline)) void fp_mix(uint32_t v[4], uint64_t x)
+{
+	fp_inject(v, fp_spread(x));
 }
 
 void surand_fastpool_mix(uint32_t v[4], uint64_t x)
@@ -233,7 +248,7 @@ static __attribute__((noinline)) void fp_spill_unlock(struct fp_meta *m, struct 
 	m->last_spill_ns = now;
 	__atomic_store_n(&m->spills, m->spills + 1, __ATOMIC_RELAXED);
 	/* Order the copy before the re-check: a dropped page reads valid == 0. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	SURAND_LOAD_FENCE();
 	if (SURAND_UNLIKELY(__atomic_load_n(&s->valid, __ATOMIC_RELAXED) != FP_VALID))
 		credit = 0; /* the state we copied may be zeros: mix, never credit it */
 	__atomic_store_n(&m->lock, 0, __ATOMIC_RELEASE);
@@ -277,7 +292,7 @@ SURAND_API void surand_add_event(uint64_t value)
 	struct fp_meta *m;
 	struct fp_state *s;
 	unsigned slot, i, n, count;
-	uint64_t now;
+	uint64_t now, spread = fp_spread(value);
 	int cpu;
 
 	if (SURAND_UNLIKELY(__atomic_load_n(&fp_ready, __ATOMIC_ACQUIRE) != 1)) {
@@ -316,7 +331,7 @@ SURAND_API void surand_add_event(uint64_t value)
 	now = surand_now_ns();
 	if (SURAND_UNLIKELY(s->valid != FP_VALID))
 		fp_slot_restart(m, s, now);
-	fp_mix(s->v, value);
+	fp_inject(s->v, spread);
 	count = m->count + 1;
 	m->count = count;
 	__atomic_store_n(&m->events, m->events + 1, __ATOMIC_RELAXED);

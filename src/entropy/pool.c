@@ -251,7 +251,7 @@ static int extract_locked(uint8_t *out, size_t len)
 	pend_fold_locked();
 	tmp = pool->h;
 	/* Order the copy before the re-check: a dropped page reads valid == 0. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	SURAND_LOAD_FENCE();
 	if (SURAND_UNLIKELY(__atomic_load_n(&pool->valid, __ATOMIC_RELAXED) != POOL_VALID ||
 			    tmp.outlen != SURAND_BLAKE2S_OUT_SIZE)) {
 		surand_wipe(&tmp, sizeof(tmp));

@@ -1,7 +1,7 @@
 /*
  * reseed.c - where the input side meets the generator: the sources sampled at
- * scheduled and forced reseeds, the catastrophic reseed of the base key, the
- * switches and counters of the sources, fork.
+ * scheduled reseeds, the catastrophic reseed of the base key (at any reseed,
+ * surand_reseed() included), the switches and counters of the sources, fork.
  *
  * A scheduled reseed of the base key (gen/base.c) always uses a fresh kernel
  * seed.  The entropy pool joins only when at least 256 bits have been credited

@@ -13,6 +13,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "benchcount.h"
 #include "entropy/entropy.h"
 
 #include <errno.h>
@@ -83,10 +84,9 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	for (i = 0; i < 8; i++)
 		k[i] = (base->valid ? base->key[i] : 0) ^ surand_load32_le(seed + 4 * i);
 	/* ENTROPY-HOOK: the entropy pool joins here as a catastrophic reseed
-	 * (>= 256 credited bits XORed into k; sources sampled at scheduled and
-	 * forced reseeds only, bounded in time). */
-	(void)surand_entropy_reseed_hook(k, cause == SURAND_RESEED_TIMER ||
-					     cause == SURAND_RESEED_FORCED);
+	 * (>= 256 credited bits XORed into k, any cause); the noise sources are
+	 * sampled at scheduled reseeds only, bounded in time. */
+	(void)surand_entropy_reseed_hook(k, cause == SURAND_RESEED_TIMER);
 	surand_chacha20_blocks(k, 0, NONCE_BASE_RESEED, block, 1);
 	memcpy(base->key, block, 32);
 	now = surand_now_ns();
@@ -108,6 +108,7 @@ static void lock_base(int *oldstate)
 	/* No cancellation point may leave the base lock held. */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, oldstate);
 	pthread_mutex_lock(&base_lock);
+	SURAND_BENCH_COUNT_LOCK();
 }
 
 static void unlock_base(int oldstate)

@@ -16,6 +16,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "benchcount.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -158,6 +159,7 @@ static struct slot *slot_acquire(void)
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
 	pthread_mutex_lock(&slab_lock);
+	SURAND_BENCH_COUNT_LOCK();
 	if (free_head || slab_grow() == 0) {
 		i = free_head - 1;
 		m = meta_at(i);
@@ -456,6 +458,7 @@ static void thread_exit_cb(void)
 	surand_wipe(s, sizeof(*s));
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
 	pthread_mutex_lock(&slab_lock);
+	SURAND_BENCH_COUNT_LOCK();
 	m = meta_at(i);
 	dead_calls += tls_calls;
 	dead_bytes += tls_bytes;
@@ -518,6 +521,7 @@ static void thread_stats(struct surand_stats *st)
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	pthread_mutex_lock(&slab_lock);
+	SURAND_BENCH_COUNT_LOCK();
 	calls = dead_calls;
 	bytes = dead_bytes;
 	refills = dead_refills;
