@@ -356,6 +356,7 @@ void *surand_slab_get(struct surand_slab *s, uint32_t *index)
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	pthread_mutex_lock(&s->lock);
+	SURAND_BENCH_COUNT_LOCK();
 	if (s->free_head || slab_grow(s) == 0) {
 		i = s->free_head - 1;
 		m = slab_meta(s, i);
@@ -382,6 +383,7 @@ void surand_slab_put(struct surand_slab *s, uint32_t index)
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	pthread_mutex_lock(&s->lock);
+	SURAND_BENCH_COUNT_LOCK();
 	if (index < s->nchunks * slab_per_chunk(s)) {
 		m = slab_meta(s, index);
 		if (*m & SLAB_IN_USE) {
@@ -426,6 +428,7 @@ void surand_slab_foreach(struct surand_slab *s, void (*fn)(void *slot, void *arg
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	pthread_mutex_lock(&s->lock);
+	SURAND_BENCH_COUNT_LOCK();
 	n = s->nchunks * slab_per_chunk(s);
 	for (i = 0; i < n; i++)
 		if (*slab_meta(s, i) & SLAB_IN_USE)
@@ -441,6 +444,7 @@ static uint32_t slab_count(struct surand_slab *s, int total)
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	pthread_mutex_lock(&s->lock);
+	SURAND_BENCH_COUNT_LOCK();
 	v = total ? s->nchunks * slab_per_chunk(s) : s->in_use;
 	pthread_mutex_unlock(&s->lock);
 	pthread_setcancelstate(cs, NULL);
