@@ -141,5 +141,9 @@ void surand_test_taskcrng_cranks(uint64_t cranks);
 /* percpu: the next n per-CPU trylocks fail as if another thread held them. */
 void surand_test_percpu_fail_trylock(int n);
 
+/* As if every wipe-on-fork page of the active design (not the base key) had
+ * been dropped under memory pressure: its secret state reads as zeros. */
+void surand_test_drop_state(void);
+
 #endif
 #endif

@@ -827,6 +827,59 @@ static void body_backtrack_reseed(void)
 		     "the state after a reseed regenerates output from before it");
 }
 
+static void drop_all(void)
+{
+	size_t sz = 0;
+	void *slot;
+
+	if (strcmp(cur_backend, "thread") == 0) {
+		/* thread has no drop hook: its slot is zeroed through its own. */
+		slot = surand_test_thread_slot(&sz);
+		if (slot)
+			memset(slot, 0, sz);
+		return;
+	}
+	surand_test_drop_state();
+}
+
+/*
+ * Every secret page of the design reads as zeros (MAP_DROPPABLE dropped it):
+ * the next calls re-seed, never output what a zero state would give.
+ */
+static void body_dropped(void)
+{
+	static const uint64_t nonces[] = { 0, 0x7463657269642d75ull, 0x656e6f2d6e776f64ull };
+	static uint8_t out[3][64];
+	struct ref_pool zp;
+	uint32_t zkey[8] = { 0 }, h[5];
+	uint8_t zf[10], warm[32];
+	size_t i, k;
+
+	surand_test_cpu_override(0);
+	surand_bytes(warm, sizeof(warm));
+	drop_all();
+	for (i = 0; i < 3; i++) {
+		surand_bytes(out[i], 64);
+		if (i == 1)
+			drop_all(); /* dropped again, between calls */
+	}
+	C_ASSERT(memcmp(out[0], out[1], 64) && memcmp(out[1], out[2], 64) &&
+		 memcmp(out[0], out[2], 64));
+	memset(&zp, 0, sizeof(zp));
+	zp.n = 32;
+	ref_hash(&zp, ref_sha1_iv, h);
+	ref_fold(h, zf);
+	for (i = 0; i < 3; i++) {
+		C_ASSERT_MSG(!memmem(out[i], 64, zf, 10), "output of a zero pool after a drop");
+		for (k = 0; k < sizeof(nonces) / sizeof(nonces[0]); k++)
+			C_ASSERT_MSG(!chacha_contains(zkey, nonces[k], 0, 64, out[i], 16),
+				     "output of a zero key after a drop");
+		for (k = 1; k <= 16; k++) /* small per-thread nonces (onekey) */
+			C_ASSERT_MSG(!chacha_contains(zkey, k, 0, 64, out[i], 16),
+				     "output of a zero key after a drop");
+	}
+}
+
 /* ==== 5. the 2015 pool code and the legacy design =========================== */
 
 static void test_twist_table(void)
@@ -1769,6 +1822,7 @@ static const struct bcase contract[] = {
 	{ "signal", body_signal, NULL, 0, NULL },
 	{ "chi2", body_chi2, NULL, 0, NULL },
 	{ "badinput", body_badinput, NULL, 0, NULL },
+	{ "dropped", body_dropped, NULL, 0, NULL },
 	{ "backtrack_per_call", body_backtrack_per_call, NULL, SURAND_BP_BACKTRACK_PER_CALL, NULL },
 	{ "backtrack_reseed", body_backtrack_reseed, NULL, SURAND_BP_BACKTRACK_RESEED, NULL },
 	{ "pool_no_skip", body_pool_no_skip, NULL, SURAND_BP_SHARED_POOL, NULL },

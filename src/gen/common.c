@@ -472,6 +472,32 @@ int surand_test_snapshot(int which, struct surand_test_snapshot *s)
 }
 
 int (*surand_test_pool_writes_fn)(int which, uint64_t *counts, uint32_t nwords);
+void (*surand_test_drop_fn)(void);
+
+void surand_test_drop_state(void)
+{
+	if (surand_test_drop_fn)
+		surand_test_drop_fn();
+}
+
+void surand_test_zero_words(void *p, size_t n)
+{
+	uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < n / 4; i++)
+		__atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
+}
+
+void surand_slab_test_zero(struct surand_slab *s)
+{
+	uint32_t i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->nchunks; i++)
+		memset(s->chunks[i], 0, SURAND_SLAB_CHUNK_BYTES);
+	pthread_mutex_unlock(&s->lock);
+}
 
 int surand_test_pool_writes(int which, uint64_t *counts, uint32_t nwords)
 {

@@ -81,6 +81,13 @@ static int legacy_writes(int which, uint64_t *counts, uint32_t nwords)
 		return -1;
 	return surand_nbpool_writes(&legacy_pool, counts, nwords);
 }
+
+
+static void legacy_drop(void)
+{
+	surand_p15_test_drop_input();
+	surand_nbpool_test_drop(&legacy_pool);
+}
 #endif
 
 static int legacy_init(void)
@@ -89,6 +96,7 @@ static int legacy_init(void)
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = legacy_snapshot;
 	surand_test_pool_writes_fn = legacy_writes;
+	surand_test_drop_fn = legacy_drop;
 #endif
 	return legacy_init_kind(SURAND_LOCK_FUTEX);
 }
@@ -99,6 +107,7 @@ static int legacy_spin_init(void)
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = legacy_snapshot;
 	surand_test_pool_writes_fn = legacy_writes;
+	surand_test_drop_fn = legacy_drop;
 #endif
 	return legacy_init_kind(SURAND_LOCK_SPIN);
 }

@@ -109,6 +109,15 @@ static int multipool_writes(int which, uint64_t *counts, uint32_t nwords)
 
 	return node < 0 ? -1 : surand_nbpool_writes(&pools[node], counts, nwords);
 }
+
+static void multipool_drop(void)
+{
+	unsigned i;
+
+	surand_p15_test_drop_input();
+	for (i = 0; i < nnodes; i++)
+		surand_nbpool_test_drop(&pools[i]);
+}
 #endif
 
 static int multipool_init(void)
@@ -130,6 +139,7 @@ static int multipool_init(void)
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = multipool_snapshot;
 	surand_test_pool_writes_fn = multipool_writes;
+	surand_test_drop_fn = multipool_drop;
 #endif
 	return 0;
 }

@@ -326,6 +326,19 @@ static int nodecrng_snapshot(int which, struct surand_test_snapshot *s)
 	surand_unlock(&ctl[c].lock, cs);
 	return r;
 }
+
+static void nodecrng_drop(void)
+{
+	unsigned i;
+	int cs;
+
+	surand_p15_test_drop_input();
+	for (i = 0; i <= nnodes; i++) {
+		surand_lock(&ctl[i].lock, &cs);
+		surand_test_zero_words(&st[i], sizeof(st[i]));
+		surand_unlock(&ctl[i].lock, cs);
+	}
+}
 #endif
 
 static int nodecrng_init(void)
@@ -347,6 +360,7 @@ static int nodecrng_init(void)
 		surand_lock_init(&ctl[i].lock, SURAND_LOCK_FUTEX);
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = nodecrng_snapshot;
+	surand_test_drop_fn = nodecrng_drop;
 #endif
 	return 0;
 }

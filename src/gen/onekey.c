@@ -212,6 +212,15 @@ static int onekey_snapshot(int which, struct surand_test_snapshot *s)
 	s->extra_len = 8;
 	return 0;
 }
+
+static void onekey_drop(void)
+{
+	int cs;
+
+	surand_lock(&key_lock, &cs);
+	surand_test_zero_words(sec, sizeof(*sec));
+	surand_unlock(&key_lock, cs);
+}
 #endif
 
 static int onekey_init(void)
@@ -224,6 +233,7 @@ static int onekey_init(void)
 	}
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = onekey_snapshot;
+	surand_test_drop_fn = onekey_drop;
 #endif
 	return 0;
 }

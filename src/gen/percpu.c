@@ -210,6 +210,18 @@ static int percpu_snapshot(int which, struct surand_test_snapshot *out)
 	surand_unlock(&ctl[cpu].lock, cs);
 	return out->generation ? 0 : -1;
 }
+
+static void percpu_drop(void)
+{
+	unsigned i;
+	int cs;
+
+	for (i = 0; i < ncpu; i++) {
+		surand_lock(&ctl[i].lock, &cs);
+		memset(&st[i], 0, sizeof(st[i]));
+		surand_unlock(&ctl[i].lock, cs);
+	}
+}
 #endif
 
 static int percpu_init(void)
@@ -231,6 +243,7 @@ static int percpu_init(void)
 		surand_lock_init(&ctl[i].lock, SURAND_LOCK_SPIN); /* only ever tried */
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = percpu_snapshot;
+	surand_test_drop_fn = percpu_drop;
 #endif
 	return 0;
 }

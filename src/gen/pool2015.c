@@ -375,6 +375,26 @@ int surand_nbpool_snapshot(struct surand_nbpool *nb, struct surand_test_snapshot
 	return r;
 }
 
+void surand_p15_test_drop_input(void)
+{
+	int cs;
+
+	surand_lock(&in_lock, &cs);
+	if (in_st)
+		memset(in_st, 0, sizeof(*in_st));
+	surand_unlock(&in_lock, cs);
+}
+
+void surand_nbpool_test_drop(struct surand_nbpool *nb)
+{
+	int cs;
+
+	surand_lock(&nb->lock, &cs);
+	if (nb->st)
+		memset(nb->st, 0, sizeof(*nb->st));
+	surand_unlock(&nb->lock, cs);
+}
+
 int surand_nbpool_writes(struct surand_nbpool *nb, uint64_t *counts, uint32_t nwords)
 {
 	int cs;

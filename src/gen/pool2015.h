@@ -121,6 +121,9 @@ void surand_nbpool_atfork_child(struct surand_nbpool *nb) SURAND_HIDDEN;
 /* Copies the pool (with its lock held) into a test snapshot; 0 or -1. */
 int surand_nbpool_snapshot(struct surand_nbpool *nb, struct surand_test_snapshot *s) SURAND_HIDDEN;
 int surand_nbpool_writes(struct surand_nbpool *nb, uint64_t *counts, uint32_t nwords) SURAND_HIDDEN;
+/* Zeroes the pool's (and the input pool's) secret page, as a drop would. */
+void surand_nbpool_test_drop(struct surand_nbpool *nb) SURAND_HIDDEN;
+void surand_p15_test_drop_input(void) SURAND_HIDDEN;
 #endif
 
 #endif /* SURAND_GEN_POOL2015_H */

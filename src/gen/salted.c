@@ -409,6 +409,16 @@ static int salted_snapshot(int which, struct surand_test_snapshot *s)
 	return 0;
 }
 
+static void salted_drop(void)
+{
+	int cs;
+
+	surand_p15_test_drop_input();
+	surand_lock(&mix_lock, &cs);
+	surand_test_zero_words(sec, sizeof(*sec)); /* pool and waiting hashes: zeros */
+	mixback_release(cs);
+}
+
 static int salted_writes(int which, uint64_t *counts, uint32_t nwords)
 {
 	int cs;
@@ -434,6 +444,7 @@ static int salted_init(void)
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = salted_snapshot;
 	surand_test_pool_writes_fn = salted_writes;
+	surand_test_drop_fn = salted_drop;
 #endif
 	return 0;
 }

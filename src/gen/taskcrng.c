@@ -326,6 +326,13 @@ static int task_snapshot(int which, struct surand_test_snapshot *s)
 	return surand_nbpool_snapshot(&task_pool, s);
 }
 
+static void task_drop(void)
+{
+	surand_p15_test_drop_input();
+	surand_nbpool_test_drop(&task_pool);
+	surand_slab_test_zero(&slab);
+}
+
 static int task_writes(int which, uint64_t *counts, uint32_t nwords)
 {
 	if (which != SURAND_TEST_SNAP_LAST && which != 0)
@@ -340,6 +347,7 @@ static int task_init(void)
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = task_snapshot;
 	surand_test_pool_writes_fn = task_writes;
+	surand_test_drop_fn = task_drop;
 #endif
 	return surand_nbpool_init(&task_pool, SURAND_LOCK_FUTEX);
 }
