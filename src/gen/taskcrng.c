@@ -189,6 +189,7 @@ static int task_fill(void *buf, size_t len)
 		if (!s) {
 			/* No per-thread state: the shared pool serves correctly. */
 			SURAND_COUNT(n_nomem);
+			SURAND_BENCH_COUNT_RMW();
 			return surand_nbpool_read(&task_pool, buf, len);
 		}
 	}
@@ -204,6 +205,7 @@ static int task_fill(void *buf, size_t len)
 			/* Past a limit: from now on this thread hurts only itself. */
 			s->switched = 1;
 			SURAND_COUNT(n_switched);
+			SURAND_BENCH_COUNT_RMW();
 		}
 		r = crng_read(s, buf, len, now);
 		if (r != -EAGAIN)
