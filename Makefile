@@ -89,6 +89,11 @@ CFLAGS_TEST := -std=gnu11 -O1 -g $(WARN) -Wno-missing-prototypes -D_GNU_SOURCE \
 ALL_TARGETS := $(SO) $(BUILD)/libsurand.so $(STATIC) $(BUILD)/surand $(BUILD)/surand.pc
 CHECK_DEPS  := $(TEST_BIN) $(BUILD)/surand
 
+# ---- areas: their fragments add to ALL_TARGETS, CHECK_DEPS, INSTALL_EXTRA --
+# (included before the first rule reads those variables)
+.DEFAULT_GOAL := all
+-include $(sort $(wildcard mk/*.mk))
+
 .PHONY: all run check sanitize tsan bench install clean freestanding
 all: $(ALL_TARGETS)
 
@@ -145,9 +150,6 @@ $(BUILD)/test/harness.o: tests/harness.c tests/harness.h
 
 $(BUILD)/test/test_%: tests/test_%.c $(BUILD)/test/harness.o $(TESTLIB) tests/harness.h $(LIB_HDR)
 	$(CC) $(CFLAGS_TEST) -o $@ $< $(BUILD)/test/harness.o $(TESTLIB) $(OPT_LIBS) $(LDLIBS_LIB) -lm
-
-# ---- areas ----------------------------------------------------------------
--include $(sort $(wildcard mk/*.mk))
 
 run: all
 	$(BUILD)/surand bench --quick

@@ -139,6 +139,9 @@ struct surand_stats {
 	uint64_t pool_credit_bits;     /* bits credited since the last catastrophic reseed */
 	uint64_t events;               /* surand_add_event() calls */
 	uint64_t entropy_bytes_added;  /* bytes given to surand_add_entropy() */
+	/* design-specific counters of the backend in use (their meaning per
+	 * backend: docs/designs.md); zero where a backend has fewer */
+	uint64_t backend_counters[8];
 };
 
 int surand_stats(struct surand_stats *st, size_t size);

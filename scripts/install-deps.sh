@@ -13,6 +13,7 @@ PKGS=(
   clang libclang-rt-14-dev llvm # libFuzzer, LeakSanitizer
   valgrind cppcheck clang-tidy
   python3
+  groff-base mount bsdutils   # tests/cli.sh: man pages render (groff), loop devices (losetup), a pty (script)
   qemu-system-x86 busybox-static cpio kmod linux-headers-amd64  # kernel module under qemu
 )
 if [ "$(id -u)" != 0 ]; then echo "install-deps: run as root (apt-get)" >&2; exit 77; fi

@@ -24,6 +24,18 @@
 #define SURAND_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SURAND_CACHELINE 64
 
+/*
+ * Orders earlier loads before later ones on this thread (the re-check of a
+ * slot's generation after copying out of a page that may have been dropped).
+ * It guards against the kernel, not against other threads, so TSan (which
+ * does not model fences) gets a compiler barrier instead.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SURAND_LOAD_FENCE() __asm__ __volatile__("" : : : "memory")
+#else
+#define SURAND_LOAD_FENCE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#endif
+
 /* ---- cpu.c: features read once, ChaCha20 body chosen once ----------------- */
 struct surand_cpu_features {
 	int ssse3, avx2, avx512f, rdrand, rdseed; /* usable: CPU and OS (xgetbv) */
@@ -94,6 +106,8 @@ int surand_vdso_fill(void *buf, size_t len) SURAND_HIDDEN;
 int surand_vdso_available(void) SURAND_HIDDEN;
 /* Releases the calling thread's vDSO state (thread exit). */
 void surand_vdso_thread_exit(void) SURAND_HIDDEN;
+/* Fork child: re-initialise the locks of kernel.c. */
+void surand_kernel_atfork_child(void) SURAND_HIDDEN;
 /* Counters: seeds that came from /dev/urandom. */
 uint64_t surand_kernel_urandom_fallbacks(void) SURAND_HIDDEN;
 

@@ -1,9 +1,13 @@
 /* harness.c - see harness.h.  SPDX-License-Identifier: MIT */
 #include "harness.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char *t_prog = "test";
 static int t_passed, t_failed, t_skipped;
@@ -64,6 +68,11 @@ int t_case_failed(void)
 	return t_cur_failed;
 }
 
+void t_fail_silent(void)
+{
+	t_cur_failed = 1;
+}
+
 void t_run_case(const char *name, void (*fn)(void))
 {
 	t_cur_name = name;
@@ -81,6 +90,82 @@ void t_run_case(const char *name, void (*fn)(void))
 	}
 	fflush(stdout);
 	t_cur_name = NULL;
+}
+
+/* Waits for pid at most timeout_s and turns its fate into the case's result. */
+static int t_wait_child(pid_t pid, const char *what, int timeout_s)
+{
+	struct timespec ts = {0, 2000000};
+	int status = 0, waited_ms = 0;
+
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		if (waited_ms >= timeout_s * 1000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			t_fail_at(__FILE__, __LINE__, "child %s hung for more than %d s (deadlock?)",
+				  what, timeout_s);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+		waited_ms += 2;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
+		t_fail_silent(); /* the child printed its FAIL line */
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		t_fail_at(__FILE__, __LINE__, "child %s died (status 0x%x)", what, status);
+	return status;
+}
+
+int t_in_child(void (*fn)(void), int timeout_s)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		t_fail_at(__FILE__, __LINE__, "fork failed");
+		return -1;
+	}
+	if (pid == 0) {
+		fn();
+		fflush(stdout);
+		_exit(t_cur_failed ? 1 : 0);
+	}
+	return t_wait_child(pid, "(forked)", timeout_s);
+}
+
+int t_exec_child(const char *name, int timeout_s)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		t_fail_at(__FILE__, __LINE__, "fork failed");
+		return -1;
+	}
+	if (pid == 0) {
+		execl("/proc/self/exe", t_prog, "--child", name, t_cur_name, (char *)NULL);
+		_exit(127);
+	}
+	return t_wait_child(pid, name, timeout_s);
+}
+
+int t_child_main(int argc, char **argv, const struct t_child_case *cases)
+{
+	if (argc < 4 || strcmp(argv[1], "--child") != 0)
+		return -1;
+	t_cur_name = argv[3];
+	for (; cases->name; cases++)
+		if (strcmp(cases->name, argv[2]) == 0) {
+			cases->fn();
+			fflush(stdout);
+			_exit(t_cur_failed ? 1 : 0);
+		}
+	printf("FAIL %s/%s: no child case %s\n", t_prog, argv[3], argv[2]);
+	_exit(1);
 }
 
 int t_done(void)
@@ -144,7 +229,7 @@ uint64_t t_rand64(uint64_t *s)
 void t_randbytes(uint64_t *s, void *buf, size_t len)
 {
 	unsigned char *p = buf;
-	uint64_t v;
+	uint64_t v = 0;
 	size_t i;
 
 	for (i = 0; i < len; i++) {

@@ -23,6 +23,25 @@ void t_fail_at(const char *file, int line, const char *fmt, ...)
 /* Marks the running case skipped; the case must return right after. */
 void t_skip(const char *why, const char *apt_pkg);
 int t_case_failed(void);
+/* Marks the running case failed without a line (a child already printed it). */
+void t_fail_silent(void);
+/*
+ * Runs fn in a forked child (fresh library state for fn's first call) and
+ * waits at most timeout_s; the case fails if fn failed, crashed or hung.
+ * Returns the child's wait status (or -1 on timeout).
+ */
+int t_in_child(void (*fn)(void), int timeout_s);
+/*
+ * Like t_in_child, but the child re-executes this binary ("--child NAME"), so
+ * fn runs in a process whose library has never been used.  main() must call
+ * t_child_main(argc, argv, cases) right after t_init.
+ */
+struct t_child_case {
+	const char *name;
+	void (*fn)(void);
+};
+int t_exec_child(const char *name, int timeout_s);
+int t_child_main(int argc, char **argv, const struct t_child_case *cases);
 /* Environment: SURAND_REQUIRE_ALL=1 (skips count as failures), SURAND_TEST_QUICK=1. */
 int t_quick(void);
 

@@ -13,4 +13,13 @@ int surand_cmd_bench(int argc, char **argv);
 /* tools/bench_chacha.c: `surand bench chacha ...` (argv[0] is "chacha"). */
 int surand_bench_chacha(int argc, char **argv);
 
+/* tools/cmd_gen.c: `surand [-n SIZE] [-o FILE] [-f FMT] [-j N] [--progress]` (argv[0] "surand"). */
+int surand_cmd_gen(int argc, char **argv);
+/* tools/cmd_wipe.c: `surand wipe PATH [--passes N] [--verify] [--progress]` (argv[0] "wipe"). */
+int surand_cmd_wipe(int argc, char **argv);
+/* tools/cmd_stats.c: `surand stats`. */
+int surand_cmd_stats(int argc, char **argv);
+/* tools/cmd_selftest.c: `surand selftest`. */
+int surand_cmd_selftest(int argc, char **argv);
+
 #endif

@@ -80,8 +80,13 @@ enum surand_reseed_cause {
  * May block (first seed); cancellation is disabled while the lock is held.
  */
 int surand_base_derive(uint32_t out_key[8], uint64_t *gen) SURAND_HIDDEN;
-/* The current generation (relaxed load; one shared read-mostly word). */
-uint64_t surand_base_generation(void) SURAND_HIDDEN;
+/* The current generation (one shared read-mostly word, read inline on the
+ * fast paths; written only under the base lock and in the fork child). */
+extern uint64_t surand_base_gen_v SURAND_HIDDEN;
+static inline uint64_t surand_base_generation(void)
+{
+	return __atomic_load_n(&surand_base_gen_v, __ATOMIC_ACQUIRE);
+}
 /* Reseeds now if the schedule says so (cheap check first). */
 void surand_base_maybe_reseed(uint64_t now_ns) SURAND_HIDDEN;
 /* Reseeds now; 0 or -errno. */

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0
+/*
+ * multipool.c - design "multipool" (Andi Kleen, "Make /dev/urandom
+ * scalable", Sep 2015): one 2015 nonblocking pool per NUMA node, each
+ * allocated on its node; a reader uses the pool of the node it runs on.
+ * nodes=N simulates N nodes on any machine: CPU c then uses pool c % N.
+ * Written data is mixed into every pool (each serves readers on its own).
+ */
+#include <linux/nodemask.h>
+#include <linux/smp.h>
+#include <linux/topology.h>
+
+#include "surand_kmod.h"
+
+#define MULTIPOOL_MAX 64
+
+static struct surand_pool **mp_pools;
+static int mp_npools;
+static int mp_simulated;
+
+static int multipool_init(void)
+{
+	int i, node;
+
+	mp_simulated = surand_param_nodes > 0;
+	mp_npools = mp_simulated ? surand_param_nodes : nr_node_ids;
+	if (mp_npools < 1 || mp_npools > MULTIPOOL_MAX) {
+		pr_err("multipool: %d pools; nodes= must be 0 (real nodes) or 1..%d\n", mp_npools,
+		       MULTIPOOL_MAX);
+		return -EINVAL;
+	}
+	mp_pools = surand_kzalloc(mp_npools * sizeof(*mp_pools), GFP_KERNEL);
+	if (!mp_pools)
+		return -ENOMEM;
+	for (i = 0; i < mp_npools; i++) {
+		/* Real nodes: each pool in its node's memory (node may be offline: any). */
+		node = (!mp_simulated && node_online(i)) ? i : NUMA_NO_NODE;
+		mp_pools[i] = surand_kzalloc_node(sizeof(struct surand_pool), GFP_KERNEL, node);
+		if (!mp_pools[i])
+			goto fail;
+		surand_pool_init(mp_pools[i]);
+	}
+	return 0;
+fail:
+	while (i--) {
+		surand_pool_wipe(mp_pools[i]);
+		surand_kfree(mp_pools[i], sizeof(struct surand_pool));
+	}
+	surand_kfree(mp_pools, mp_npools * sizeof(*mp_pools));
+	mp_pools = NULL;
+	return -ENOMEM;
+}
+
+static void multipool_exit(void)
+{
+	int i;
+
+	for (i = 0; i < mp_npools; i++) {
+		surand_pool_wipe(mp_pools[i]);
+		surand_kfree(mp_pools[i], sizeof(struct surand_pool));
+	}
+	surand_kfree(mp_pools, mp_npools * sizeof(*mp_pools));
+	mp_pools = NULL;
+}
+
+static struct surand_pool *multipool_mine(void)
+{
+	/* Only a placement hint: migrating right after this is harmless. */
+	int cpu = raw_smp_processor_id();
+	int idx = mp_simulated ? cpu % mp_npools : cpu_to_node(cpu);
+
+	if (idx < 0 || idx >= mp_npools)
+		idx = 0;
+	return mp_pools[idx];
+}
+
+static int multipool_begin(struct surand_req *req, size_t len)
+{
+	struct surand_pool *p = multipool_mine();
+
+	surand_pool_maybe_reseed(p);
+	req->ctx = p;
+	return 0;
+}
+
+static void multipool_fill(struct surand_req *req, u8 *out, size_t n)
+{
+	surand_pool_extract(req->ctx, out, n);
+}
+
+static void multipool_end(struct surand_req *req)
+{
+}
+
+static void multipool_mix(const u8 *buf, size_t len)
+{
+	int i;
+
+	for (i = 0; i < mp_npools; i++)
+		surand_pool_mix(mp_pools[i], buf, len);
+}
+
+static void multipool_stats(struct seq_file *m)
+{
+	char name[16];
+	int i;
+
+	seq_printf(m, "pools %d\nsimulated %d\n", mp_npools, mp_simulated);
+	for (i = 0; i < mp_npools; i++) {
+		snprintf(name, sizeof(name), "pool%d", i);
+		surand_pool_stats(m, name, mp_pools[i]);
+	}
+}
+
+const struct surand_design surand_design_multipool = {
+	.name = "multipool",
+	.init = multipool_init,
+	.exit = multipool_exit,
+	.begin = multipool_begin,
+	.fill = multipool_fill,
+	.end = multipool_end,
+	.mix = multipool_mix,
+	.stats = multipool_stats,
+};

@@ -1,0 +1,57 @@
+# mk/fuse.mk - build/surandfs (tools/surandfs/), only where pkg-config finds
+# fuse3 (apt-get install fuse3 libfuse3-dev); tests/fuse.sh skips otherwise.
+# The read path (readpath.c) needs no FUSE: build/surandfs-readpath-test
+# (tools/surandfs/readpath_test.c) drives it directly, so it is built and
+# tested everywhere.
+
+HAVE_FUSE3 := $(shell pkg-config --exists fuse3 2>/dev/null && echo 1)
+SURANDFS   := $(BUILD)/surandfs
+SFS_DIR    := $(BUILD)/surandfs.d
+CFLAGS_SFS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Itools/surandfs -pthread \
+	      $(SAN) $(EXTRA_CFLAGS)
+
+$(SFS_DIR)/readpath.o: tools/surandfs/readpath.c tools/surandfs/readpath.h include/surand.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_SFS) -c $< -o $@
+
+# Unit test of the read path (run by tests/fuse.sh, with or without fuse3).
+$(BUILD)/surandfs-readpath-test: tools/surandfs/readpath_test.c $(SFS_DIR)/readpath.o $(STATIC)
+	$(CC) $(CFLAGS_SFS) -Wno-missing-prototypes -o $@ $< $(SFS_DIR)/readpath.o $(STATIC) $(LDLIBS_LIB)
+
+CHECK_DEPS += $(BUILD)/surandfs-readpath-test
+
+ifeq ($(HAVE_FUSE3),1)
+# The loop configuration API of libfuse 3.12+, else the 3.4 one.
+FUSE3_API    := $(shell pkg-config --atleast-version=3.12 fuse3 && echo 312 || echo 34)
+FUSE3_CFLAGS := $(shell pkg-config --cflags fuse3) -DFUSE_USE_VERSION=$(FUSE3_API)
+FUSE3_LIBS   := $(shell pkg-config --libs fuse3)
+
+$(SFS_DIR)/surandfs.o: tools/surandfs/surandfs.c tools/surandfs/readpath.h include/surand.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_SFS) $(FUSE3_CFLAGS) -c $< -o $@
+
+$(SURANDFS): $(SFS_DIR)/surandfs.o $(SFS_DIR)/readpath.o $(STATIC)
+	$(CC) $(SAN) -o $@ $(SFS_DIR)/surandfs.o $(SFS_DIR)/readpath.o $(STATIC) $(FUSE3_LIBS) $(LDLIBS_LIB)
+
+ALL_TARGETS += $(SURANDFS)
+CHECK_DEPS  += $(SURANDFS)
+# The Makefile's "all:" line is read before mk/*.mk: name the target there too.
+all: $(SURANDFS)
+
+# make install: the daemon in sbin, its manual in man8 (separate recipe lines).
+define FUSE_INSTALL
+
+	install -d $(DESTDIR)$(PREFIX)/sbin
+	install -m 0755 $(SURANDFS) $(DESTDIR)$(PREFIX)/sbin/surandfs
+endef
+INSTALL_EXTRA += $(FUSE_INSTALL)
+# man/surandfs.8: mk/cli.mk installs every man/*.[0-9]; without it, here.
+ifeq ($(wildcard mk/cli.mk),)
+define FUSE_INSTALL_MAN
+
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 man/surandfs.8 $(DESTDIR)$(PREFIX)/share/man/man8/surandfs.8
+endef
+INSTALL_EXTRA += $(FUSE_INSTALL_MAN)
+endif
+endif

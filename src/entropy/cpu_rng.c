@@ -1,0 +1,227 @@
+/*
+ * cpu_rng.c - the CPU's random number instructions as a noise source: RDSEED
+ * (the conditioned output of the on-chip entropy source), RDRAND (the output
+ * of the on-chip DRBG) when RDSEED has no data.  x86-64 only; elsewhere the
+ * source is absent.
+ *
+ * Every word is mixed into the entropy pool; RDSEED words are credited only
+ * with SURAND_TRUST_CPU=1 (as Linux's random.trust_cpu), and only while their
+ * health tests pass; RDRAND words are never credited (a DRBG's output carries
+ * at most the entropy of its seed, which RDSEED already offers).  Retries are
+ * bounded: a CPU that has no data (RDSEED under contention, a broken RDRAND)
+ * costs a few microseconds at a reseed, never a wait.
+ *
+ * The instructions are compiled with __attribute__((target("rdseed,rdrnd")))
+ * and executed only when surand_cpu_features() reports them: the rest of the
+ * library keeps running on any x86-64.
+ * SPDX-License-Identifier: MIT
+ */
+#include "entropy/entropy.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define CPU_RNG_X86 1
+#endif
+
+#ifdef SURAND_TEST_BUILD
+#include "test_hooks.h"
+static int test_fault;
+#endif
+
+#define CPU_RNG_WORDS 4u            /* 64-bit words per sampling round */
+#define RDSEED_RETRIES 16u          /* per word: RDSEED may be briefly out of data */
+#define RDRAND_RETRIES 10u          /* per word: Intel's DRNG guide suggests 10 */
+/* Claimed min-entropy of a 64-bit word, for the health tests' cut-offs, and
+ * what a trusted RDSEED word is credited: half its width. */
+#define CPU_RNG_H_NUM 32u
+#define CPU_RNG_H_DEN 1u
+#define CPU_RNG_CREDIT_BITS_PER_WORD 32u
+#define CPU_RNG_STARTUP_WORDS 64u   /* words that must pass before any credit */
+#define CPU_RNG_HOLDOFF_WORDS 64u   /* words without credit after an alarm */
+#define STUCK_WORD 0x5555555555555555ull
+
+/* Under reseed.c's sampler flag: one sampler at a time. */
+static struct surand_source_health rdseed_health, rdrand_health;
+static int paused_v;
+
+#ifdef CPU_RNG_X86
+__attribute__((target("rdseed,rdrnd"))) static int rdseed_word(uint64_t *w)
+{
+	unsigned long long v;
+	unsigned i;
+
+	for (i = 0; i < RDSEED_RETRIES; i++) {
+		if (_rdseed64_step(&v)) {
+			*w = v;
+			return 1;
+		}
+		_mm_pause();
+	}
+	return 0;
+}
+
+__attribute__((target("rdseed,rdrnd"))) static int rdrand_word(uint64_t *w)
+{
+	unsigned long long v;
+	unsigned i;
+
+	for (i = 0; i < RDRAND_RETRIES; i++) {
+		if (_rdrand64_step(&v)) {
+			*w = v;
+			return 1;
+		}
+	}
+	return 0;
+}
+#endif
+
+static int get_seed(uint64_t *w)
+{
+#ifdef SURAND_TEST_BUILD
+	if (test_fault == SURAND_TEST_CPU_RNG_FAILING)
+		return 0;
+	if (test_fault == SURAND_TEST_CPU_RNG_STUCK) {
+		*w = STUCK_WORD;
+		return 1;
+	}
+#endif
+#ifdef CPU_RNG_X86
+	return rdseed_word(w);
+#else
+	(void)w;
+	return 0;
+#endif
+}
+
+static int get_rand(uint64_t *w)
+{
+#ifdef SURAND_TEST_BUILD
+	if (test_fault == SURAND_TEST_CPU_RNG_FAILING)
+		return 0;
+	if (test_fault == SURAND_TEST_CPU_RNG_STUCK) {
+		*w = STUCK_WORD;
+		return 1;
+	}
+#endif
+#ifdef CPU_RNG_X86
+	return rdrand_word(w);
+#else
+	(void)w;
+	return 0;
+#endif
+}
+
+static void features(int *seed, int *rand)
+{
+	const struct surand_cpu_features *f = surand_cpu_features();
+
+	*seed = f->rdseed;
+	*rand = f->rdrand;
+#ifdef SURAND_TEST_BUILD
+	if (test_fault == SURAND_TEST_CPU_RNG_ABSENT)
+		*seed = *rand = 0;
+#endif
+#ifndef CPU_RNG_X86
+	*seed = *rand = 0;
+#endif
+}
+
+int surand_cpu_rng_available(void)
+{
+	int s, r;
+
+	features(&s, &r);
+	return s || r;
+}
+
+int surand_cpu_rng_disabled(void)
+{
+	return __atomic_load_n(&rdseed_health.disabled, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&rdrand_health.disabled, __ATOMIC_RELAXED);
+}
+
+int surand_cpu_rng_paused(void)
+{
+	return __atomic_load_n(&paused_v, __ATOMIC_RELAXED);
+}
+
+void surand_cpu_rng_collect(void)
+{
+	struct surand_es_counters *c = &surand_es_cnt[SURAND_ES_CPU];
+	uint64_t w[CPU_RNG_WORDS], x;
+	unsigned i, n = 0, creditable = 0, credit;
+	int have_seed, have_rand, seed_ok, rand_ok;
+
+	features(&have_seed, &have_rand);
+	if (!rdseed_health.ready) {
+		surand_source_health_init(&rdseed_health, CPU_RNG_H_NUM, CPU_RNG_H_DEN,
+					  CPU_RNG_STARTUP_WORDS, CPU_RNG_HOLDOFF_WORDS);
+		surand_source_health_init(&rdrand_health, CPU_RNG_H_NUM, CPU_RNG_H_DEN,
+					  CPU_RNG_STARTUP_WORDS, CPU_RNG_HOLDOFF_WORDS);
+	}
+	seed_ok = have_seed && !__atomic_load_n(&rdseed_health.disabled, __ATOMIC_RELAXED);
+	rand_ok = have_rand && !__atomic_load_n(&rdrand_health.disabled, __ATOMIC_RELAXED);
+	if (!surand_entropy_source_on(SURAND_ES_CPU) || (!seed_ok && !rand_ok)) {
+		SURAND_COUNT(c->skipped);
+		return;
+	}
+	for (i = 0; i < CPU_RNG_WORDS; i++) {
+		if (seed_ok) {
+			if (get_seed(&x)) {
+				SURAND_COUNT(c->samples);
+				/* Health-tested raw word; credit only if it passed. */
+				creditable += (unsigned)surand_source_health_feed(&rdseed_health,
+										  SURAND_ES_CPU, x);
+				w[n++] = x;
+				continue;
+			}
+			SURAND_COUNT(c->failures); /* no data within the retries: skipped */
+		}
+		if (rand_ok) {
+			if (get_rand(&x)) {
+				SURAND_COUNT(c->samples);
+				/* Tested too (a stuck RDRAND is detected), never credited. */
+				(void)surand_source_health_feed(&rdrand_health, SURAND_ES_CPU, x);
+				w[n++] = x;
+				continue;
+			}
+			SURAND_COUNT(c->failures);
+		}
+	}
+	__atomic_store_n(&paused_v, rdseed_health.holdoff != 0, __ATOMIC_RELAXED);
+	if (n == 0)
+		return;
+	/* Mixed always; credited only when the user trusts the CPU. */
+	credit = surand_config()->trust_cpu ? creditable * CPU_RNG_CREDIT_BITS_PER_WORD : 0;
+	if (surand_pool_add(w, n * sizeof(w[0]), credit) == 0) {
+		SURAND_COUNT_N(c->bytes, n * sizeof(w[0]));
+		SURAND_COUNT_N(c->credited, credit);
+	} else {
+		SURAND_COUNT(c->failures);
+	}
+	surand_wipe(w, sizeof(w));
+	surand_wipe(&x, sizeof(x));
+}
+
+void surand_cpu_rng_atfork_child(void)
+{
+	/* A parent thread may have been sampling: restart the tests (start-up
+	 * again), keeping a source disabled for the process disabled. */
+	rdseed_health.ready = 0;
+	rdrand_health.ready = 0;
+	paused_v = 0;
+}
+
+#ifdef SURAND_TEST_BUILD
+void surand_test_cpu_rng_fault(enum surand_test_cpu_rng_fault f)
+{
+	test_fault = (int)f;
+}
+
+void surand_test_cpu_rng_health_reset(void)
+{
+	memset(&rdseed_health, 0, sizeof(rdseed_health));
+	memset(&rdrand_health, 0, sizeof(rdrand_health));
+	paused_v = 0;
+}
+#endif

@@ -1,0 +1,363 @@
+/*
+ * pool.c - the entropy pool: a BLAKE2s accumulator with a credit estimate.
+ *
+ * Sections: 1. state; 2. locking and set-up; 3. the lock-free pending path;
+ * 4. mix and credit; 5. extraction; 6. fork, stats, test hooks.
+ *
+ * Mixing is separate from crediting (as in Linux 5.18+): mix hashes bytes into
+ * the pool and never changes the estimate; credit adds bits, capped at 256.
+ * Extraction is hash-then-expand: BLAKE2s(pool) keys ChaCha20; the first 32
+ * bytes of the stream become the key of the new (keyed BLAKE2s) pool state,
+ * the rest is output, so the new state is a one-way function of the old and
+ * neither the earlier content nor any output can be recovered from it.
+ *
+ * The state lives in one secmem page (wipe-on-fork, never dumped).  Its
+ * nonzero `valid` word says the page is live: a fork child or a dropped
+ * MAP_DROPPABLE page reads valid == 0, which means "empty pool, credit 0";
+ * the pool is then set up again (lazily) with fresh kernel bytes, so a
+ * child's pool never equals its parent's.
+ * SPDX-License-Identifier: MIT
+ */
+#include "entropy/entropy.h"
+#include "crypto/blake2s.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ==== 1. state =============================================================== */
+
+#define POOL_VALID 0x6c6f6f702d652d73ull            /* "s-e-pool" */
+#define NONCE_POOL_EXTRACT 0x7463617274786570ull    /* "pextract" */
+#define POOL_KERNEL_SEED_BYTES 32u                  /* uncredited, at set-up */
+#define POOL_DIRECT_MIX_MAX 64u                     /* longer inputs are hashed outside the lock */
+static const char POOL_TAG[] = "surand entropy pool v1";
+
+struct pool {
+	uint64_t valid;    /* POOL_VALID; 0: empty */
+	uint32_t credit;   /* bits credited since the last extraction, 0..256 */
+	uint32_t reserved;
+	struct surand_blake2s_state h;
+};
+_Static_assert(sizeof(struct pool) <= 4096, "the pool fits one page");
+
+static struct pool *pool;                        /* one secmem page, under pool_lock */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t credit_shadow;                   /* pool->credit for lock-free readers */
+static uint64_t n_extract;
+
+__thread unsigned surand_entropy_nest __attribute__((tls_model("initial-exec")));
+
+/*
+ * Lock-free pending input (nested calls from signal handlers): keyed digests
+ * XORed into pend_words, credit added to pend_credit.  Each digest is keyed by
+ * a unique call number, so two equal inputs never cancel.  Ordinary memory:
+ * it is cleared at each fold and in the fork child.
+ */
+static uint32_t pend_words[8];
+static uint64_t pend_credit; /* 64-bit: never wraps (each call adds <= 256) */
+static uint32_t pend_flag;   /* 1: something is pending */
+static uint64_t pend_calls;  /* call numbers (digest keys) */
+
+#ifdef SURAND_TEST_BUILD
+#include "test_hooks.h"
+#endif
+
+/* ==== 2. locking and set-up ================================================== */
+
+static void lock_pool(int *oldstate)
+{
+	/* No cancellation point may leave the pool lock held. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, oldstate);
+	/* Raised before the lock: a signal handler that interrupts us from here
+	 * on takes the lock-free path instead of deadlocking on our lock. */
+	surand_entropy_nest++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&pool_lock);
+}
+
+static void unlock_pool(int oldstate)
+{
+	pthread_mutex_unlock(&pool_lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	surand_entropy_nest--;
+	pthread_setcancelstate(oldstate, NULL);
+}
+
+static void set_credit_locked(uint32_t c)
+{
+	pool->credit = c;
+	__atomic_store_n(&credit_shadow, c, __ATOMIC_RELAXED);
+}
+
+/* A fresh, empty pool: tag, kernel bytes and (but in deterministic test
+ * mode) this process's identity, none of it credited. */
+static void pool_setup_locked(void)
+{
+	uint8_t kb[POOL_KERNEL_SEED_BYTES];
+	struct {
+		uint64_t pid, fork_gen, mono_ns, real_ns, addr;
+	} id;
+	struct timespec ts;
+	size_t n;
+
+	surand_blake2s_init(&pool->h, SURAND_BLAKE2S_OUT_SIZE);
+	surand_blake2s_update(&pool->h, POOL_TAG, sizeof(POOL_TAG));
+	/* Fresh kernel bytes: the pool is unpredictable from the start, and a
+	 * fork child's pool differs from its parent's. */
+	n = surand_kernel_pool_sample(kb, sizeof(kb));
+	surand_blake2s_update(&pool->h, kb, n);
+	surand_wipe(kb, sizeof(kb));
+#ifdef SURAND_TEST_BUILD
+	if (!surand_kernel_deterministic())
+#endif
+	{
+		/* Without kernel bytes (CRNG not ready) the child still differs. */
+		memset(&id, 0, sizeof(id));
+		id.pid = (uint64_t)getpid();
+		id.fork_gen = surand_fork_generation;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		id.mono_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		id.real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		id.addr = (uint64_t)(uintptr_t)pool;
+		surand_blake2s_update(&pool->h, &id, sizeof(id));
+	}
+	set_credit_locked(0);
+	pool->valid = POOL_VALID;
+}
+
+/* Called with the lock held: the pool page exists and is live.  0 or -ENOMEM. */
+static int pool_ready_locked(void)
+{
+	if (!pool) {
+		surand_entropy_atfork_register(); /* before there is state to wipe */
+		pool = surand_secmem_alloc(sizeof(*pool));
+		if (!pool)
+			return -ENOMEM;
+	}
+	if (SURAND_UNLIKELY(pool->valid != POOL_VALID))
+		pool_setup_locked(); /* never set up, fork child, dropped page: empty, credit 0 */
+	return 0;
+}
+
+/* ==== 3. the lock-free pending path ========================================== */
+
+static void pend_add(const void *buf, size_t len, unsigned credit_bits)
+{
+	uint8_t d[32];
+	uint64_t call = __atomic_fetch_add(&pend_calls, 1, __ATOMIC_RELAXED);
+	struct surand_blake2s_state s;
+	int i;
+
+	/* Stack only: async-signal-safe. */
+	surand_blake2s_init_key(&s, sizeof(d), &call, sizeof(call));
+	surand_blake2s_update(&s, buf, len);
+	surand_blake2s_final(&s, d);
+	/* Sequentially consistent, as the fold: data, then credit, then flag,
+	 * so a fold that misses any of it leaves the flag set for the next. */
+	for (i = 0; i < 8; i++)
+		__atomic_fetch_xor(&pend_words[i], surand_load32_le(d + 4 * i), __ATOMIC_SEQ_CST);
+	surand_wipe(d, sizeof(d));
+	if (credit_bits > SURAND_POOL_MAX_CREDIT_BITS)
+		credit_bits = SURAND_POOL_MAX_CREDIT_BITS; /* the cap: more is never counted */
+	if (credit_bits)
+		__atomic_fetch_add(&pend_credit, (uint64_t)credit_bits, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&pend_flag, 1, __ATOMIC_SEQ_CST);
+}
+
+static void pend_fold_locked(void)
+{
+	uint32_t w[8], any = 0;
+	uint64_t c;
+	int i;
+
+	if (SURAND_LIKELY(!__atomic_load_n(&pend_flag, __ATOMIC_RELAXED)))
+		return;
+	/* Flag first, then credit, then data: every credit taken here has its
+	 * data in pend_words already; later additions set the flag again. */
+	__atomic_exchange_n(&pend_flag, 0, __ATOMIC_SEQ_CST);
+	c = __atomic_exchange_n(&pend_credit, 0, __ATOMIC_SEQ_CST);
+	for (i = 0; i < 8; i++) {
+		w[i] = __atomic_exchange_n(&pend_words[i], 0, __ATOMIC_SEQ_CST);
+		any |= w[i];
+	}
+	if (any)
+		surand_blake2s_update(&pool->h, w, sizeof(w));
+	surand_wipe(w, sizeof(w));
+	if (c) {
+		c += pool->credit;
+		set_credit_locked(c > SURAND_POOL_MAX_CREDIT_BITS ? SURAND_POOL_MAX_CREDIT_BITS
+								  : (uint32_t)c);
+	}
+}
+
+/* ==== 4. mix and credit ====================================================== */
+
+int surand_pool_add(const void *buf, size_t len, unsigned credit_bits)
+{
+	uint8_t d[32];
+	const void *in = buf;
+	size_t inlen = len;
+	uint32_t c;
+	int st, r;
+
+	if (SURAND_UNLIKELY(surand_entropy_nest)) {
+		/* A signal handler inside our own lock: never wait on it. */
+		pend_add(buf, len, credit_bits);
+		return 0;
+	}
+	if (len > POOL_DIRECT_MIX_MAX) {
+		/* Long input: condensed outside the lock (a 256-bit digest). */
+		surand_blake2s(d, sizeof(d), NULL, 0, buf, len);
+		in = d;
+		inlen = sizeof(d);
+	}
+	lock_pool(&st);
+	r = pool_ready_locked();
+	if (r == 0) {
+		pend_fold_locked();
+		if (inlen)
+			surand_blake2s_update(&pool->h, in, inlen);
+		if (credit_bits) {
+			c = pool->credit;
+			c = credit_bits >= SURAND_POOL_MAX_CREDIT_BITS - c ? SURAND_POOL_MAX_CREDIT_BITS
+									 : c + credit_bits;
+			set_credit_locked(c);
+		}
+	}
+	unlock_pool(st);
+	if (in == d)
+		surand_wipe(d, sizeof(d));
+	return r;
+}
+
+unsigned surand_pool_credit_bits(void)
+{
+	return __atomic_load_n(&credit_shadow, __ATOMIC_RELAXED);
+}
+
+/* ==== 5. extraction ========================================================== */
+
+static int extract_locked(uint8_t *out, size_t len)
+{
+	struct surand_blake2s_state tmp;
+	uint8_t seed[32], blk[4 * SURAND_CHACHA20_BLOCK_SIZE];
+	uint32_t key[8];
+	size_t nblocks = (32 + len + SURAND_CHACHA20_BLOCK_SIZE - 1) / SURAND_CHACHA20_BLOCK_SIZE;
+	int i;
+
+	pend_fold_locked();
+	tmp = pool->h;
+	/* Order the copy before the re-check: a dropped page reads valid == 0. */
+	SURAND_LOAD_FENCE();
+	if (SURAND_UNLIKELY(__atomic_load_n(&pool->valid, __ATOMIC_RELAXED) != POOL_VALID ||
+			    tmp.outlen != SURAND_BLAKE2S_OUT_SIZE)) {
+		surand_wipe(&tmp, sizeof(tmp));
+		pool_setup_locked();
+		return -EAGAIN;
+	}
+	/* Hash: the whole pool condensed to a 256-bit key. */
+	surand_blake2s_final(&tmp, seed); /* wipes tmp */
+	for (i = 0; i < 8; i++)
+		key[i] = surand_load32_le(seed + 4 * i);
+	/* Expand: ChaCha20 under that key. */
+	surand_chacha20_blocks(key, 0, NONCE_POOL_EXTRACT, blk, nblocks);
+	/* Re-key: the new pool is BLAKE2s keyed with the first 32 bytes, a
+	 * one-way function of the old content; the old state is gone. */
+	surand_blake2s_init_key(&pool->h, SURAND_BLAKE2S_OUT_SIZE, blk, 32);
+	if (len)
+		memcpy(out, blk + 32, len);
+	/* The estimate describes content not yet handed out. */
+	set_credit_locked(0);
+	surand_wipe(seed, sizeof(seed));
+	surand_wipe(key, sizeof(key));
+	surand_wipe(blk, sizeof(blk));
+	SURAND_COUNT(n_extract);
+	return 0;
+}
+
+int surand_pool_extract(uint8_t *out, size_t len)
+{
+	int st, r;
+
+	if (len > SURAND_POOL_EXTRACT_MAX || (len && !out))
+		return -EINVAL;
+	if (surand_entropy_nest)
+		return -EAGAIN; /* a signal handler inside the pool lock */
+	lock_pool(&st);
+	r = pool_ready_locked();
+	if (r == 0)
+		r = extract_locked(out, len);
+	unlock_pool(st);
+	return r;
+}
+
+int surand_pool_extract_if_credited(uint8_t *out, size_t len, unsigned min_credit)
+{
+	int st, r = 0;
+
+	if (len > SURAND_POOL_EXTRACT_MAX || (len && !out))
+		return -EINVAL;
+	if (surand_entropy_nest)
+		return 0;
+	/* Cheap check first: most reseeds find too little credit. */
+	if (surand_pool_credit_bits() < min_credit && !__atomic_load_n(&pend_credit, __ATOMIC_RELAXED))
+		return 0;
+	lock_pool(&st);
+	if (pool && pool->valid == POOL_VALID) {
+		pend_fold_locked();
+		if (pool->credit >= min_credit) {
+			r = extract_locked(out, len);
+			if (r == 0)
+				r = 1;
+		}
+	}
+	unlock_pool(st);
+	return r;
+}
+
+/* ==== 6. fork, stats, test hooks ============================================= */
+
+void surand_pool_atfork_child(void)
+{
+	/* Another thread of the parent may have held the lock at fork(). */
+	pthread_mutex_init(&pool_lock, NULL);
+	/* Already zero where wipe-on-fork works; explicit for kind -1.  The
+	 * child's pool restarts empty (credit 0) with fresh kernel bytes: the
+	 * parent's credited entropy is never counted twice. */
+	if (pool)
+		surand_wipe(pool, sizeof(*pool));
+	__atomic_store_n(&credit_shadow, 0, __ATOMIC_RELAXED);
+	memset(pend_words, 0, sizeof(pend_words));
+	pend_credit = 0;
+	pend_flag = 0;
+	pend_calls = 0;
+	n_extract = 0;
+	surand_entropy_nest = 0;
+}
+
+uint64_t surand_pool_extractions(void)
+{
+	return SURAND_LOAD(n_extract);
+}
+
+#ifdef SURAND_TEST_BUILD
+int surand_test_entropy_pool_digest(uint8_t out[32])
+{
+	struct surand_blake2s_state tmp;
+	int st, r;
+
+	lock_pool(&st);
+	r = pool_ready_locked();
+	if (r == 0) {
+		pend_fold_locked();
+		/* A one-way fingerprint of the content; the pool is unchanged. */
+		tmp = pool->h;
+		surand_blake2s_final(&tmp, out);
+	}
+	unlock_pool(st);
+	return r;
+}
+#endif

@@ -1,0 +1,192 @@
+/*
+ * reseed.c - where the input side meets the generator: the sources sampled at
+ * scheduled reseeds, the catastrophic reseed of the base key (at any reseed,
+ * surand_reseed() included), the switches and counters of the sources, fork.
+ *
+ * A scheduled reseed of the base key (gen/base.c) always uses a fresh kernel
+ * seed.  The entropy pool joins only when at least 256 bits have been credited
+ * since the last time it did (a "catastrophic reseed"): an attacker who knows
+ * the generator's state then faces 256 unknown bits at once and cannot probe
+ * small additions one at a time.  The credit then restarts at 0.
+ * SPDX-License-Identifier: MIT
+ */
+#include "entropy/entropy.h"
+
+#include <errno.h>
+#include <pthread.h>
+
+struct surand_es_counters surand_es_cnt[SURAND_ES_COUNT];
+static uint32_t sampling;          /* 1 while a thread samples the sources */
+static uint64_t n_catastrophic;    /* reseeds that included the pool */
+static uint64_t n_hook_nested;     /* hooks skipped: called from inside our own lock */
+
+#ifdef SURAND_TEST_BUILD
+#include "test_hooks.h"
+unsigned surand_entropy_test_off_v;
+static int last_pooled = -1;
+#endif
+
+static const char *const source_names[SURAND_ES_COUNT] = {
+	[SURAND_ES_KERNEL] = "kernel", [SURAND_ES_CPU] = "cpu", [SURAND_ES_JITTER] = "jitter",
+	[SURAND_ES_APP] = "app",       [SURAND_ES_EVENTS] = "events",
+};
+
+const char *surand_entropy_source_name(enum surand_entropy_source src)
+{
+	return (unsigned)src < SURAND_ES_COUNT ? source_names[src] : "?";
+}
+
+int surand_entropy_source_on(enum surand_entropy_source src)
+{
+	(void)surand_config(); /* the off mask is read with the configuration */
+	return !(surand_entropy_off_mask() & (1u << src));
+}
+
+void surand_entropy_collect(void)
+{
+	if (surand_entropy_nest)
+		return; /* a signal handler inside the pool lock: sample next time */
+	/* One sampler at a time; another reseed never waits for it. */
+	if (__atomic_exchange_n(&sampling, 1, __ATOMIC_ACQUIRE)) {
+		SURAND_COUNT(surand_es_cnt[SURAND_ES_CPU].skipped);
+		SURAND_COUNT(surand_es_cnt[SURAND_ES_JITTER].skipped);
+		return;
+	}
+	surand_fastpool_flush_stale(surand_now_ns());
+	surand_cpu_rng_collect();
+	surand_jitter_collect();
+	__atomic_store_n(&sampling, 0, __ATOMIC_RELEASE);
+}
+
+int surand_entropy_reseed_hook(uint32_t k[8], int sample)
+{
+	uint8_t x[32];
+	int r, i;
+
+	if (surand_entropy_nest) {
+		/* Reached from a signal handler that interrupted this thread inside
+		 * the pool: the reseed goes on with the kernel seed alone. */
+		SURAND_COUNT(n_hook_nested);
+		return 0;
+	}
+	if (sample)
+		surand_entropy_collect();
+	r = surand_pool_extract_if_credited(x, sizeof(x), SURAND_POOL_RESEED_BITS);
+	if (r == 1) {
+		/* Catastrophic reseed: 256 credited bits join the kernel seed in k
+		 * before the ChaCha20 mix; the pool's credit is back at 0. */
+		for (i = 0; i < 8; i++)
+			k[i] ^= surand_load32_le(x + 4 * i);
+		SURAND_COUNT(n_catastrophic);
+	}
+	surand_wipe(x, sizeof(x));
+#ifdef SURAND_TEST_BUILD
+	__atomic_store_n(&last_pooled, r == 1, __ATOMIC_RELAXED);
+#endif
+	return r == 1;
+}
+
+/*
+ * The input side registers its own fork handler, at its first set-up (pool,
+ * fast pools): it may hold state before the generator was ever used, when
+ * the front end has registered nothing yet.
+ */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void atfork_register(void)
+{
+	if (pthread_atfork(NULL, NULL, surand_entropy_atfork_child) != 0)
+		surand_warn("entropy: pthread_atfork failed; a fork child may share the pool");
+}
+
+void surand_entropy_atfork_register(void)
+{
+	pthread_once(&atfork_once, atfork_register);
+}
+
+void surand_entropy_atfork_child(void)
+{
+	surand_pool_atfork_child();
+	surand_fastpool_atfork_child();
+	surand_cpu_rng_atfork_child();
+	surand_jitter_atfork_child();
+	surand_app_atfork_child();
+	/* Counters are per process (line) since the fork. */
+	memset(surand_es_cnt, 0, sizeof(surand_es_cnt));
+	sampling = 0;
+	n_catastrophic = 0;
+	n_hook_nested = 0;
+}
+
+void surand_entropy_stats(struct surand_stats *st)
+{
+	st->pool_credit_bits = surand_pool_credit_bits();
+	st->events = surand_fastpool_events();
+	st->entropy_bytes_added = surand_app_bytes_given();
+	st->reseeds_catastrophic = SURAND_LOAD(n_catastrophic);
+}
+
+int surand_entropy_source_stats(enum surand_entropy_source src,
+				struct surand_entropy_source_stats *out)
+{
+	const struct surand_es_counters *c;
+
+	if ((unsigned)src >= SURAND_ES_COUNT || !out)
+		return -EINVAL;
+	c = &surand_es_cnt[src];
+	memset(out, 0, sizeof(*out));
+	out->c.samples = SURAND_LOAD(c->samples);
+	out->c.bytes = SURAND_LOAD(c->bytes);
+	out->c.credited = SURAND_LOAD(c->credited);
+	out->c.failures = SURAND_LOAD(c->failures);
+	out->c.skipped = SURAND_LOAD(c->skipped);
+	out->c.health_rct = SURAND_LOAD(c->health_rct);
+	out->c.health_apt = SURAND_LOAD(c->health_apt);
+	out->on = (uint32_t)surand_entropy_source_on(src);
+	out->available = 1;
+	switch (src) {
+	case SURAND_ES_CPU:
+		out->available = (uint32_t)surand_cpu_rng_available();
+		out->disabled = (uint32_t)surand_cpu_rng_disabled();
+		out->credit_paused = (uint32_t)surand_cpu_rng_paused();
+		break;
+	case SURAND_ES_JITTER:
+		out->disabled = (uint32_t)surand_jitter_disabled();
+		out->credit_paused = (uint32_t)surand_jitter_paused();
+		break;
+	case SURAND_ES_EVENTS:
+		out->c.samples = surand_fastpool_events();
+		out->c.overflow = surand_fastpool_overflow();
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+#ifdef SURAND_TEST_BUILD
+void surand_test_entropy_source_set(int src, int on)
+{
+	unsigned bit = 1u << (unsigned)src;
+
+	if ((unsigned)src >= SURAND_ES_COUNT)
+		return;
+	if (on)
+		__atomic_fetch_and(&surand_entropy_test_off_v, ~bit, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_or(&surand_entropy_test_off_v, bit, __ATOMIC_RELAXED);
+}
+
+void surand_test_entropy_health_reset(int src)
+{
+	if (src == SURAND_ES_CPU)
+		surand_test_cpu_rng_health_reset();
+	else if (src == SURAND_ES_JITTER)
+		surand_test_jitter_health_reset();
+}
+
+int surand_test_entropy_last_reseed_pooled(void)
+{
+	return __atomic_load_n(&last_pooled, __ATOMIC_RELAXED);
+}
+#endif

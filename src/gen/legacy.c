@@ -1,0 +1,129 @@
+/*
+ * legacy.c - the 2015 kernel's /dev/urandom: one 32-word nonblocking pool
+ * behind one lock, every extraction hashing the whole pool with SHA-1 and
+ * mixing the hash back, reseeded from the 128-word input pool at most every
+ * 60 s.  The pool code is gen/pool2015.c; this file only chooses the lock.
+ *
+ * Two registered names, one design:
+ *   legacy       the lock spins briefly, then sleeps on a futex;
+ *   legacy-spin  the lock only spins, as the kernel's spinlock did.
+ * The kernel held its spinlock with interrupts and preemption off, so the
+ * holder always ran; in userspace a preempted holder makes pure spinners burn
+ * their slices.  The benchmark runs both, so that cost is not mistaken for the
+ * design's own.
+ *
+ * Sections: state; fill; control, fork, stats, test hooks.
+ * SPDX-License-Identifier: MIT
+ */
+#include "gen/pool2015.h"
+
+/* ==== state ================================================================= */
+
+static struct surand_nbpool legacy_pool;
+
+/* ==== fill ================================================================== */
+
+static int legacy_init_kind(enum surand_lock_kind kind)
+{
+	return surand_nbpool_init(&legacy_pool, kind);
+}
+
+static int legacy_fill(void *buf, size_t len)
+{
+	/* Every call is served from the one shared pool, under its lock. */
+	return surand_nbpool_read(&legacy_pool, buf, len);
+}
+
+/* ==== control, fork, stats, test hooks ====================================== */
+
+static int legacy_reseed(void)
+{
+	/* The pool pulls from the input pool now (after fresh kernel bytes). */
+	return surand_nbpool_reseed(&legacy_pool);
+}
+
+static void legacy_atfork_child(void)
+{
+	surand_p15_input_atfork_child();
+	surand_nbpool_atfork_child(&legacy_pool);
+}
+
+/*
+ * backend_counters: [0] extractions (10 bytes each), [1] pulls from the input
+ * pool, [2] lock acquisitions that found it held, [3] pulls of the input pool
+ * by any pool.
+ */
+static void legacy_stats(struct surand_stats *st)
+{
+	int cs;
+
+	surand_lock(&legacy_pool.lock, &cs);
+	st->backend_counters[0] = legacy_pool.extractions;
+	st->backend_counters[1] = legacy_pool.pulls;
+	surand_unlock(&legacy_pool.lock, cs);
+	st->backend_counters[2] = SURAND_LOAD(legacy_pool.lock.contended);
+	st->backend_counters[3] = surand_p15_input_pulls();
+}
+
+#ifdef SURAND_TEST_BUILD
+static int legacy_snapshot(int which, struct surand_test_snapshot *s)
+{
+	if (which != SURAND_TEST_SNAP_LAST && which != 0)
+		return -1;
+	s->index = 0;
+	return surand_nbpool_snapshot(&legacy_pool, s);
+}
+
+static int legacy_writes(int which, uint64_t *counts, uint32_t nwords)
+{
+	if (which != SURAND_TEST_SNAP_LAST && which != 0)
+		return -1;
+	return surand_nbpool_writes(&legacy_pool, counts, nwords);
+}
+#endif
+
+static int legacy_init(void)
+{
+#ifdef SURAND_TEST_BUILD
+	surand_test_snapshot_fn = legacy_snapshot;
+	surand_test_pool_writes_fn = legacy_writes;
+#endif
+	return legacy_init_kind(SURAND_LOCK_FUTEX);
+}
+
+static int legacy_spin_init(void)
+{
+#ifdef SURAND_TEST_BUILD
+	surand_test_snapshot_fn = legacy_snapshot;
+	surand_test_pool_writes_fn = legacy_writes;
+#endif
+	return legacy_init_kind(SURAND_LOCK_SPIN);
+}
+
+#define LEGACY_PROPS                                                                    \
+	(SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_LOCK_FAST_PATH | SURAND_BP_SHARED_POOL | \
+	 SURAND_BP_SHARED_WRITES)
+
+const struct surand_backend surand_backend_legacy = {
+	.name = "legacy",
+	.summary = "2015 urandom: one SHA-1 pool, mixback under one spin-then-futex lock",
+	.props = LEGACY_PROPS,
+	.init = legacy_init,
+	.fill = legacy_fill,
+	.reseed = legacy_reseed,
+	.thread_exit = NULL,
+	.atfork_child = legacy_atfork_child,
+	.stats = legacy_stats,
+};
+
+const struct surand_backend surand_backend_legacy_spin = {
+	.name = "legacy-spin",
+	.summary = "legacy with a pure spinlock (as the kernel's, but preemptible)",
+	.props = LEGACY_PROPS,
+	.init = legacy_spin_init,
+	.fill = legacy_fill,
+	.reseed = legacy_reseed,
+	.thread_exit = NULL,
+	.atfork_child = legacy_atfork_child,
+	.stats = legacy_stats,
+};

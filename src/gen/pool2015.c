@@ -1,0 +1,366 @@
+/*
+ * pool2015.c - the 2015 kernel's entropy pools (see pool2015.h): the one
+ * implementation of the twisted-GFSR mix, the SHA-1 extraction and the fold,
+ * the process-wide input pool, and the lock-protected nonblocking pool.
+ *
+ * Sections:
+ *   1. mix, hash, fold, extract
+ *   2. the input pool
+ *   3. the nonblocking pool
+ *   4. test hooks
+ *
+ * Facts, checked against drivers/char/random.c of Linux 4.2 (the search tool):
+ * twist_table {0x00000000, 0x3b6e20c8, 0x76dc4190, 0x4db26158, 0xedb88320,
+ * 0xd6d6a3e8, 0x9b64c2b0, 0xa00ae278}; poolinfo_table {S(128), 104, 76, 51,
+ * 25, 1} and {S(32), 26, 19, 14, 7, 1}; _mix_pool_bytes() rotates each input
+ * byte (a `const char`, sign-extended on x86) by input_rotate, steps
+ * i = (i - 1) & wordmask, XORs the word and its five taps, stores
+ * (w >> 3) ^ twist_table[w & 7] and advances input_rotate by i ? 7 : 14;
+ * extract_buf() runs sha_transform over the pool 16 words at a time from
+ * sha_init's IV, mixes the 5 hash words back with the lock still held, and
+ * folds them to EXTRACT_SIZE (10) bytes; random_min_urandom_seed is 60.
+ * SPDX-License-Identifier: MIT
+ */
+#include "gen/pool2015.h"
+#include "crypto/sha1.h"
+
+#include <errno.h>
+
+/* ==== 1. mix, hash, fold, extract =========================================== */
+
+#define P15_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define P15_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* The CRC-32 polynomial's twist table (random.c, twist_table). */
+static const uint32_t twist_table[8] = {
+	0x00000000, 0x3b6e20c8, 0x76dc4190, 0x4db26158,
+	0xedb88320, 0xd6d6a3e8, 0x9b64c2b0, 0xa00ae278,
+};
+
+const uint32_t surand_p15_sha1_iv[5] = {
+	0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u, 0xc3d2e1f0u,
+};
+
+struct p15_taps {
+	unsigned t1, t2, t3, t4, t5;
+};
+
+static const struct p15_taps taps_out = { 26, 19, 14, 7, 1 };    /* x^32 + x^26 + x^19 + x^14 + x^7 + x + 1 */
+static const struct p15_taps taps_in = { 104, 76, 51, 25, 1 };   /* x^128 + x^104 + x^76 + x^51 + x^25 + x + 1 */
+
+void surand_p15_mix(struct surand_p15 *p, unsigned nwords, const void *in, size_t nbytes)
+{
+	const struct p15_taps *t = nwords == SURAND_P15_IN_WORDS ? &taps_in : &taps_out;
+	/* The kernel's `const char *bytes`: signed on x86, so a byte >= 0x80 is
+	 * sign-extended to 32 bits before the rotation. */
+	const int8_t *bytes = in;
+	uint32_t mask = (nwords == SURAND_P15_IN_WORDS ? SURAND_P15_IN_WORDS : SURAND_P15_OUT_WORDS) - 1;
+	uint32_t i = p->add_ptr & mask, rot = p->input_rotate & 31, w;
+
+	while (nbytes--) {
+		w = surand_rotl32((uint32_t)(int32_t)*bytes++, rot);
+		i = (i - 1) & mask;
+		w ^= P15_LOAD(p->words[i]);
+		w ^= P15_LOAD(p->words[(i + t->t1) & mask]);
+		w ^= P15_LOAD(p->words[(i + t->t2) & mask]);
+		w ^= P15_LOAD(p->words[(i + t->t3) & mask]);
+		w ^= P15_LOAD(p->words[(i + t->t4) & mask]);
+		w ^= P15_LOAD(p->words[(i + t->t5) & mask]);
+		P15_STORE(p->words[i], (w >> 3) ^ twist_table[w & 7]);
+#ifdef SURAND_TEST_BUILD
+		p->writes[i]++;
+#endif
+		/* 7 bits per word, 14 at the pool's start: successive passes
+		 * spread the input bits across the word evenly. */
+		rot = (rot + (i ? 7 : 14)) & 31;
+	}
+	p->input_rotate = rot;
+	p->add_ptr = i;
+}
+
+void surand_p15_hash(const struct surand_p15 *p, unsigned nwords, const uint32_t iv[5],
+		     uint32_t h[5])
+{
+	uint8_t block[SURAND_SHA1_BLOCK_SIZE];
+	unsigned i, j;
+
+	memcpy(h, iv, 5 * sizeof(uint32_t));
+	for (i = 0; i < nwords; i += 16) {
+		for (j = 0; j < 16; j++)
+			surand_store32_le(block + 4 * j, P15_LOAD(p->words[i + j]));
+		surand_sha1_transform(h, block);
+	}
+	/* The copy of the pool never outlives the hash. */
+	surand_wipe(block, sizeof(block));
+}
+
+void surand_p15_hash_bytes(const uint32_t h[5], uint8_t out[SURAND_P15_HASH_BYTES])
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		surand_store32_le(out + 4 * i, h[i]);
+}
+
+void surand_p15_fold(const uint32_t h[5], uint8_t out[SURAND_P15_EXTRACT_BYTES])
+{
+	uint32_t w0 = h[0] ^ h[3], w1 = h[1] ^ h[4], w2 = h[2] ^ surand_rotl32(h[2], 16);
+	uint8_t tmp[12];
+
+	/* Fed back twice as much as is output: the output is half the hash. */
+	surand_store32_le(tmp, w0);
+	surand_store32_le(tmp + 4, w1);
+	surand_store32_le(tmp + 8, w2);
+	memcpy(out, tmp, SURAND_P15_EXTRACT_BYTES);
+	surand_wipe(tmp, sizeof(tmp));
+}
+
+int surand_p15_extract(struct surand_p15 *p, unsigned nwords, uint8_t out[SURAND_P15_EXTRACT_BYTES])
+{
+	uint32_t h[5];
+	uint8_t hb[SURAND_P15_HASH_BYTES];
+
+	if (!__atomic_load_n(&p->valid, __ATOMIC_ACQUIRE))
+		return -1;
+	surand_p15_hash(p, nwords, surand_p15_sha1_iv, h);
+	/* A dropped page reads as zeros: then the hash was of (partly) zeros. */
+	SURAND_LOAD_FENCE();
+	if (SURAND_UNLIKELY(!__atomic_load_n(&p->valid, __ATOMIC_RELAXED))) {
+		surand_wipe(h, sizeof(h));
+		return -1;
+	}
+	surand_p15_hash_bytes(h, hb);
+	/* Mixback, with the lock still held: the pool after this extraction
+	 * no longer hashes to what it returned (anti-backtracking). */
+	surand_p15_mix(p, nwords, hb, sizeof(hb));
+	surand_p15_fold(h, out);
+	surand_wipe(h, sizeof(h));
+	surand_wipe(hb, sizeof(hb));
+	return 0;
+}
+
+/* ==== 2. the input pool ===================================================== */
+
+/* The whole pool's worth of kernel bytes at the first seed. */
+#define INPUT_SEED_BYTES (SURAND_P15_IN_WORDS * 4)
+/* Fresh kernel bytes mixed in before every pull ("events"). */
+#define INPUT_EVENT_BYTES 32u
+/* Extractions that may find a dropped page before the kernel serves directly. */
+#define P15_MAX_RETRIES 64
+
+static struct surand_p15 *in_st;                    /* wipe-on-fork memory */
+static struct surand_lock in_lock = SURAND_LOCK_INITIALIZER;
+static uint64_t in_pulls;                           /* under in_lock */
+
+/* With in_lock held: seeds the pool from the kernel if it is not. */
+static int input_ensure_locked(void)
+{
+	uint8_t seed[INPUT_SEED_BYTES];
+	int r;
+
+	if (!in_st) {
+		in_st = surand_secmem_alloc(sizeof(*in_st));
+		if (!in_st)
+			return -ENOMEM;
+	}
+	if (__atomic_load_n(&in_st->valid, __ATOMIC_RELAXED))
+		return 0;
+	r = surand_kernel_fill(seed, sizeof(seed), 0);
+	if (r == 0) {
+		surand_p15_mix(in_st, SURAND_P15_IN_WORDS, seed, sizeof(seed));
+		/* Only now may anything be extracted. */
+		__atomic_store_n(&in_st->valid, 1, __ATOMIC_RELEASE);
+	}
+	surand_wipe(seed, sizeof(seed));
+	return r;
+}
+
+int surand_p15_input_pull(uint8_t *out, size_t n)
+{
+	uint8_t ev[INPUT_EVENT_BYTES], tmp[SURAND_P15_EXTRACT_BYTES];
+	size_t k;
+	int r, cs, tries = 0;
+
+	surand_lock(&in_lock, &cs);
+	r = input_ensure_locked();
+	if (r == 0 && surand_kernel_fill(ev, sizeof(ev), 0) == 0)
+		surand_p15_mix(in_st, SURAND_P15_IN_WORDS, ev, sizeof(ev));
+	surand_wipe(ev, sizeof(ev));
+	while (r == 0 && n) {
+		if (surand_p15_extract(in_st, SURAND_P15_IN_WORDS, tmp) != 0) {
+			/* Dropped page: re-seed from the kernel and go on. */
+			r = ++tries > P15_MAX_RETRIES ? -EAGAIN : input_ensure_locked();
+			continue;
+		}
+		k = n < sizeof(tmp) ? n : sizeof(tmp);
+		memcpy(out, tmp, k);
+		out += k;
+		n -= k;
+	}
+	if (r == 0)
+		in_pulls++;
+	surand_unlock(&in_lock, cs);
+	surand_wipe(tmp, sizeof(tmp));
+	return r;
+}
+
+int surand_p15_input_add(const void *buf, size_t n)
+{
+	int r, cs;
+
+	surand_lock(&in_lock, &cs);
+	r = input_ensure_locked();
+	if (r == 0)
+		surand_p15_mix(in_st, SURAND_P15_IN_WORDS, buf, n);
+	surand_unlock(&in_lock, cs);
+	return r;
+}
+
+void surand_p15_input_atfork_child(void)
+{
+	surand_lock_init(&in_lock, SURAND_LOCK_FUTEX);
+	/* Zero already where wipe-on-fork works; explicit for kind -1: the
+	 * child re-seeds from the kernel instead of sharing its parent's pool. */
+	if (in_st)
+		surand_wipe(in_st, sizeof(*in_st));
+	in_pulls = 0;
+}
+
+uint64_t surand_p15_input_pulls(void)
+{
+	uint64_t v;
+	int cs;
+
+	surand_lock(&in_lock, &cs);
+	v = in_pulls;
+	surand_unlock(&in_lock, cs);
+	return v;
+}
+
+/* ==== 3. the nonblocking pool =============================================== */
+
+/* A pull moves the kernel's largest transfer: OUTPUT_POOL_WORDS words. */
+#define NB_PULL_BYTES (SURAND_P15_OUT_WORDS * 4)
+
+int surand_nbpool_init(struct surand_nbpool *nb, enum surand_lock_kind kind)
+{
+	surand_lock_init(&nb->lock, kind);
+	if (!nb->st) {
+		nb->st = surand_secmem_alloc(sizeof(*nb->st));
+		if (!nb->st)
+			return -ENOMEM;
+	}
+	__atomic_store_n(&nb->next_pull_ns, 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* _xfer_secondary_pool(): input pool -> this pool, outside this pool's lock. */
+static int nbpool_pull(struct surand_nbpool *nb, uint64_t now)
+{
+	uint8_t tmp[NB_PULL_BYTES];
+	int r, cs;
+
+	r = surand_p15_input_pull(tmp, sizeof(tmp));
+	if (r < 0) {
+		surand_wipe(tmp, sizeof(tmp));
+		return r;
+	}
+	surand_lock(&nb->lock, &cs);
+	surand_p15_mix(nb->st, SURAND_P15_OUT_WORDS, tmp, sizeof(tmp));
+	/* Seeded: output may come from this pool from now on. */
+	__atomic_store_n(&nb->st->valid, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&nb->next_pull_ns, now + SURAND_P15_PULL_INTERVAL_NS, __ATOMIC_RELAXED);
+	nb->pulls++;
+	nb->bytes_mixed += sizeof(tmp);
+	surand_unlock(&nb->lock, cs);
+	surand_wipe(tmp, sizeof(tmp));
+	return 0;
+}
+
+int surand_nbpool_read(struct surand_nbpool *nb, uint8_t *buf, size_t len)
+{
+	uint8_t tmp[SURAND_P15_EXTRACT_BYTES];
+	uint64_t now = surand_now_ns();
+	size_t n;
+	int r, cs, tries = 0;
+
+	/* xfer_secondary_pool(): at most every 60 s, at the start of a read.  A
+	 * failed pull keeps the (seeded) pool; an unseeded one is caught below. */
+	if (now >= __atomic_load_n(&nb->next_pull_ns, __ATOMIC_RELAXED))
+		(void)nbpool_pull(nb, now);
+	while (len) {
+		surand_lock(&nb->lock, &cs);
+		r = surand_p15_extract(nb->st, SURAND_P15_OUT_WORDS, tmp);
+		if (r == 0) {
+			nb->extractions++;
+			nb->bytes_mixed += SURAND_P15_HASH_BYTES;
+		}
+		surand_unlock(&nb->lock, cs);
+		if (SURAND_UNLIKELY(r != 0)) {
+			/* Never seeded, a fork child, or a dropped page: pull first. */
+			if (++tries > P15_MAX_RETRIES)
+				return surand_kernel_fill(buf, len, 0);
+			r = nbpool_pull(nb, surand_now_ns());
+			if (r < 0)
+				return r;
+			continue;
+		}
+		n = len < sizeof(tmp) ? len : sizeof(tmp);
+		memcpy(buf, tmp, n);
+		buf += n;
+		len -= n;
+	}
+	/* Bytes handed out never stay in memory. */
+	surand_wipe(tmp, sizeof(tmp));
+	return 0;
+}
+
+int surand_nbpool_reseed(struct surand_nbpool *nb)
+{
+	return nbpool_pull(nb, surand_now_ns());
+}
+
+void surand_nbpool_atfork_child(struct surand_nbpool *nb)
+{
+	surand_lock_init(&nb->lock, (enum surand_lock_kind)nb->lock.kind);
+	/* Zero already where wipe-on-fork works; explicit for kind -1. */
+	if (nb->st)
+		surand_wipe(nb->st, sizeof(*nb->st));
+	__atomic_store_n(&nb->next_pull_ns, 0, __ATOMIC_RELAXED);
+	nb->extractions = nb->pulls = nb->bytes_mixed = 0;
+}
+
+/* ==== 4. test hooks ========================================================= */
+#ifdef SURAND_TEST_BUILD
+int surand_nbpool_snapshot(struct surand_nbpool *nb, struct surand_test_snapshot *s)
+{
+	int cs, r = -1;
+
+	if (!nb->st)
+		return -1;
+	surand_lock(&nb->lock, &cs);
+	if (__atomic_load_n(&nb->st->valid, __ATOMIC_RELAXED)) {
+		s->kind = SURAND_TEST_SNAP_POOL;
+		s->nwords = SURAND_P15_OUT_WORDS;
+		for (int i = 0; i < SURAND_P15_OUT_WORDS; i++)
+			s->pool[i] = P15_LOAD(nb->st->words[i]);
+		s->add_ptr = nb->st->add_ptr;
+		s->input_rotate = nb->st->input_rotate;
+		r = 0;
+	}
+	surand_unlock(&nb->lock, cs);
+	return r;
+}
+
+int surand_nbpool_writes(struct surand_nbpool *nb, uint64_t *counts, uint32_t nwords)
+{
+	int cs;
+
+	if (!nb->st || nwords > SURAND_P15_OUT_WORDS)
+		return -1;
+	surand_lock(&nb->lock, &cs);
+	memcpy(counts, nb->st->writes, nwords * sizeof(uint64_t));
+	surand_unlock(&nb->lock, cs);
+	return 0;
+}
+#endif

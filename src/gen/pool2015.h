@@ -1,0 +1,122 @@
+/*
+ * pool2015.h - the 2015 kernel's entropy pools (Linux ~4.2-4.7,
+ * drivers/char/random.c), one implementation for every design that uses
+ * them: legacy, legacy-spin, multipool, salted and taskcrng read 32-word
+ * pools, and all of them (nodecrng's primary too) pull from the one 128-word
+ * input pool.
+ *
+ *   1. the pool state and its three operations: mix (the twisted GFSR),
+ *      hash (the bare SHA-1 compression over the whole pool), fold
+ *   2. the process-wide input pool
+ *   3. the nonblocking pool: one 32-word pool behind one lock, reseeded from
+ *      the input pool at most every 60 s (legacy, multipool, taskcrng)
+ *
+ * Word order: the kernel hashes the pool's memory, and on x86 (the machines
+ * of the debate) the words are little-endian, so the bytes that go into SHA-1
+ * and the bytes of the hash that are mixed back and output are those words
+ * stored little-endian.  surand writes them so on every architecture.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SURAND_GEN_POOL2015_H
+#define SURAND_GEN_POOL2015_H
+
+#include "gen/designs.h"
+
+#define SURAND_P15_OUT_WORDS 32   /* the nonblocking pool: 1024 bits */
+#define SURAND_P15_IN_WORDS 128   /* the input pool: 4096 bits */
+#define SURAND_P15_EXTRACT_BYTES 10 /* EXTRACT_SIZE: half the 20-byte hash */
+#define SURAND_P15_HASH_BYTES 20
+/* random_min_urandom_seed: the nonblocking pool pulls at most every 60 s. */
+#define SURAND_P15_PULL_INTERVAL_NS (60ull * 1000000000ull)
+
+/* ==== 1. the pool state ===================================================== */
+/*
+ * Lives in wipe-on-fork memory (surand_secmem_alloc).  valid is nonzero once
+ * seeded; a fork child (or a dropped MAP_DROPPABLE page) reads it as zero and
+ * re-seeds before any output.  The words are read and written only with
+ * relaxed atomics (plain moves on x86), so salted's lock-free readers race
+ * with the mixback without a data race in the C sense.
+ */
+struct surand_p15 {
+	uint32_t valid;
+	uint32_t add_ptr;      /* counts down; the next word mixed is add_ptr - 1 */
+	uint32_t input_rotate; /* 0..31 */
+	uint32_t reserved;
+	uint32_t words[SURAND_P15_IN_WORDS]; /* the first nwords are used */
+#ifdef SURAND_TEST_BUILD
+	uint64_t writes[SURAND_P15_IN_WORDS]; /* per word: times mixed (tests) */
+#endif
+};
+
+/* The SHA-1 IV H(0) (FIPS 180-4 5.3.1), as sha_init() set it. */
+extern const uint32_t surand_p15_sha1_iv[5] SURAND_HIDDEN;
+
+/*
+ * _mix_pool_bytes(): one pool word per input byte, add_ptr counting down,
+ * taps (26,19,14,7,1) for 32 words or (104,76,51,25,1) for 128, the CRC-32
+ * twist table, input_rotate advancing by 7 (14 at word 0).  The caller has
+ * the pool to itself (its lock); nwords is 32 or 128.
+ */
+void surand_p15_mix(struct surand_p15 *p, unsigned nwords, const void *in, size_t nbytes)
+	SURAND_HIDDEN;
+/* extract_buf()'s hash: h = iv, then the bare SHA-1 compression over the
+ * pool, 16 words (64 bytes) at a time; no padding, no length. */
+void surand_p15_hash(const struct surand_p15 *p, unsigned nwords, const uint32_t iv[5],
+		     uint32_t h[5]) SURAND_HIDDEN;
+/* The hash as the 20 bytes extract_buf mixes back (little-endian words). */
+void surand_p15_hash_bytes(const uint32_t h[5], uint8_t out[SURAND_P15_HASH_BYTES]) SURAND_HIDDEN;
+/* Folds the hash in half to the 10 output bytes (w0^=w3, w1^=w4, w2^=rol(w2,16)). */
+void surand_p15_fold(const uint32_t h[5], uint8_t out[SURAND_P15_EXTRACT_BYTES]) SURAND_HIDDEN;
+/*
+ * One extract_buf(): hash with the standard IV, mix the 20-byte hash back
+ * (anti-backtracking), fold to 10 bytes.  The caller holds the pool's lock
+ * across all of it.  0, or -1 when the pool read as unseeded (a dropped page)
+ * at the end of the hash: out is then wiped and must not be used.
+ */
+int surand_p15_extract(struct surand_p15 *p, unsigned nwords, uint8_t out[SURAND_P15_EXTRACT_BYTES])
+	SURAND_HIDDEN;
+
+/* ==== 2. the input pool ===================================================== */
+/*
+ * One per process (128 words, behind its own lock), seeded from the kernel on
+ * first use with 512 bytes (the pool's size, 4096 bits), and fed 32 fresh
+ * kernel bytes before every pull, standing in for the kernel's interrupt,
+ * disk and input events.
+ */
+/* Extracts n bytes (10 per SHA-1 extraction) for another pool; 0 or -errno. */
+int surand_p15_input_pull(uint8_t *out, size_t n) SURAND_HIDDEN;
+/* Mixes bytes into the input pool (an event source). 0 or -errno. */
+int surand_p15_input_add(const void *buf, size_t n) SURAND_HIDDEN;
+void surand_p15_input_atfork_child(void) SURAND_HIDDEN;
+uint64_t surand_p15_input_pulls(void) SURAND_HIDDEN;
+
+/* ==== 3. the nonblocking pool =============================================== */
+/*
+ * The lock is the kernel's r->lock: held across each extraction's hash and
+ * mixback.  A pull (reseed) moves 128 bytes from the input pool into it; the
+ * first pull happens before any output, later ones at most every 60 s, at the
+ * start of a read (xfer_secondary_pool()).
+ */
+struct surand_nbpool {
+	struct surand_lock lock;   /* ordinary memory (designs.h) */
+	struct surand_p15 *st;     /* wipe-on-fork memory */
+	uint64_t next_pull_ns;     /* 0: pull before the next output */
+	uint64_t extractions;      /* under lock */
+	uint64_t pulls;            /* under lock */
+	uint64_t bytes_mixed;      /* under lock: bytes mixed in (pulls and mixbacks) */
+} __attribute__((aligned(SURAND_CACHELINE)));
+
+/* Allocates the pool's memory; no seeding yet.  0 or -errno. */
+int surand_nbpool_init(struct surand_nbpool *nb, enum surand_lock_kind kind) SURAND_HIDDEN;
+/* Fills buf from the pool, 10 bytes per extraction; 0 or -errno. */
+int surand_nbpool_read(struct surand_nbpool *nb, uint8_t *buf, size_t len) SURAND_HIDDEN;
+/* Pulls from the input pool now (surand_reseed()); 0 or -errno. */
+int surand_nbpool_reseed(struct surand_nbpool *nb) SURAND_HIDDEN;
+void surand_nbpool_atfork_child(struct surand_nbpool *nb) SURAND_HIDDEN;
+#ifdef SURAND_TEST_BUILD
+/* Copies the pool (with its lock held) into a test snapshot; 0 or -1. */
+int surand_nbpool_snapshot(struct surand_nbpool *nb, struct surand_test_snapshot *s) SURAND_HIDDEN;
+int surand_nbpool_writes(struct surand_nbpool *nb, uint64_t *counts, uint32_t nwords) SURAND_HIDDEN;
+#endif
+
+#endif /* SURAND_GEN_POOL2015_H */

@@ -1,0 +1,586 @@
+/*
+ * thread.c - the default design: a private ChaCha20 generator per thread,
+ * keyed from the base key by fast key erasure, with fast key erasure at every
+ * refill (so every call, not only every reseed, is backtracking-resistant).
+ *
+ * Sections:
+ *   1. the slot: layout and tunables
+ *   2. the slab: slots for all threads, in wipe-on-fork memory
+ *   3. keying and refilling
+ *   4. the fast path and the slow path
+ *   5. thread exit, fork, stats, test hooks
+ *
+ * The fast path takes no lock, does no atomic read-modify-write and writes no
+ * memory shared with other threads: it reads the base generation (one shared,
+ * read-mostly word) and touches only the calling thread's slot and TLS.
+ * SPDX-License-Identifier: MIT
+ */
+#include "gen/backend.h"
+#include "benchcount.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+/* ==== 1. the slot ============================================================
+ *
+ * A slot is 1 KiB, four to a page, so it never straddles a page: a dropped
+ * MAP_DROPPABLE page takes the whole slot with it, header included, and the
+ * zero generation that then reads back means "re-key".
+ *
+ *   bytes    0 .. 959   the batch: 15 ChaCha20 blocks of output
+ *   bytes  960 .. 1023  the header; its first 32 bytes are the key
+ *
+ * A refill runs the widest body over all 16 blocks of the slot at once (the
+ * key is copied out first): blocks 0-14 become the batch, and the first half of
+ * block 15 lands exactly on the header's key field and *is* the next key — fast
+ * key erasure with no copy.  The rest of block 15 is overwritten by the header.
+ * Why 15 blocks: 16 is the AVX-512 body's width, so a refill is one pass of the
+ * widest body, and the slot stays at 1 KiB per thread (target: at most 2 KiB);
+ * see BENCHMARKS.md for the measurements behind the choice.
+ */
+#define SLOT_BYTES 1024u
+#define SLOT_BLOCKS (SLOT_BYTES / SURAND_CHACHA20_BLOCK_SIZE) /* 16 */
+#define BATCH_BYTES (SLOT_BYTES - 64u)                        /* 960 */
+/* Requests at least this long skip the batch: a one-use key fills them. */
+#define DIRECT_MIN_BYTES 512u
+/* Re-key from the base after this many ChaCha20 blocks ("cranks"). */
+#define CRANKS_MAX (1ull << 24)
+/* Fresh kernel bytes folded into every refill and one-use key (vDSO). */
+#define FOLD_BYTES 16u
+#define SLOTS_PER_CHUNK 64u
+#define MAX_CHUNKS 4096u
+
+struct slot_hdr {
+	uint32_t key[8];   /* current key; block 15 of each refill lands here */
+	uint64_t gen;      /* base generation keyed from; 0 = empty, re-key */
+	uint32_t pos;      /* next unread byte of the batch (BATCH_BYTES: empty) */
+	uint32_t reserved;
+	uint64_t cranks;   /* ChaCha20 blocks since the last re-key */
+	uint64_t rekey_ns; /* when the key was taken from the base */
+};
+_Static_assert(sizeof(struct slot_hdr) == 64, "slot header is one cache line");
+
+struct slot {
+	uint8_t batch[BATCH_BYTES];
+	struct slot_hdr h;
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct slot) == SLOT_BYTES, "slot is 1 KiB");
+_Static_assert(4096 % SLOT_BYTES == 0, "a slot never straddles a page");
+
+/* Per-slot bookkeeping in ordinary memory (not secret), one cache line each. */
+struct slot_meta {
+	uint64_t *calls;   /* the owner's TLS counters (read by stats) */
+	uint64_t *bytes;
+	uint64_t *refills;
+	uint64_t *direct;
+	uint32_t in_use;
+	uint32_t next_free; /* free-list link: index + 1, 0 = end */
+	uint8_t pad[SURAND_CACHELINE - 40];
+} __attribute__((aligned(64)));
+
+/* ==== 2. the slab ============================================================ */
+
+static struct slot *chunks[MAX_CHUNKS];
+static struct slot_meta *metas[MAX_CHUNKS];
+static uint32_t nchunks;
+static uint32_t free_head; /* index + 1 of the first free slot, 0: none */
+static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t n_threads_seen, n_slots_in_use;
+/* Counters of threads that have exited (or whose slot was given back). */
+static uint64_t dead_calls, dead_bytes, dead_refills, dead_direct;
+
+/* The calling thread's slot and counters: one initial-exec TLS block (no
+ * pthread_getspecific, no malloc on the call path). */
+struct thread_tls {
+	struct slot *slot;
+	uint64_t calls, bytes, refills, direct;
+	uint32_t index; /* the slot's number: a wiped or dropped slot reads as zero */
+};
+static __thread struct thread_tls tls __attribute__((tls_model("initial-exec")));
+#define tls_slot tls.slot
+#define tls_slot_index tls.index
+#define tls_calls tls.calls
+#define tls_bytes tls.bytes
+#define tls_refills tls.refills
+#define tls_direct tls.direct
+
+/* Owner-only counters, read by stats from other threads: relaxed stores
+ * (plain moves on x86), never read-modify-writes of shared memory. */
+#define TLS_ADD(var, n) __atomic_store_n(&(var), (var) + (n), __ATOMIC_RELAXED)
+
+static struct slot *slot_at(uint32_t i)
+{
+	return &chunks[i / SLOTS_PER_CHUNK][i % SLOTS_PER_CHUNK];
+}
+
+static struct slot_meta *meta_at(uint32_t i)
+{
+	return &metas[i / SLOTS_PER_CHUNK][i % SLOTS_PER_CHUNK];
+}
+
+/* Called with slab_lock held: maps one more chunk of slots. */
+static int slab_grow(void)
+{
+	struct slot *c;
+	struct slot_meta *m;
+	uint32_t i, base_i;
+
+	if (nchunks >= MAX_CHUNKS)
+		return -ENOMEM;
+	c = surand_secmem_alloc(SLOTS_PER_CHUNK * sizeof(struct slot));
+	if (!c)
+		return -ENOMEM;
+	m = calloc(SLOTS_PER_CHUNK, sizeof(*m));
+	if (!m) {
+		surand_secmem_free(c, SLOTS_PER_CHUNK * sizeof(struct slot));
+		return -ENOMEM;
+	}
+	base_i = nchunks * SLOTS_PER_CHUNK;
+	chunks[nchunks] = c;
+	metas[nchunks] = m;
+	nchunks++;
+	for (i = SLOTS_PER_CHUNK; i-- > 0;) {
+		m[i].next_free = free_head;
+		free_head = base_i + i + 1;
+	}
+	return 0;
+}
+
+static void thread_exit_cb(void);
+
+/* Gives the calling thread a slot; NULL when none can be mapped. */
+static struct slot *slot_acquire(void)
+{
+	struct slot *s = NULL;
+	struct slot_meta *m;
+	uint32_t i;
+	int st;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
+	pthread_mutex_lock(&slab_lock);
+	SURAND_BENCH_COUNT_LOCK();
+	if (free_head || slab_grow() == 0) {
+		i = free_head - 1;
+		m = meta_at(i);
+		free_head = m->next_free;
+		m->next_free = 0;
+		m->in_use = 1;
+		m->calls = &tls_calls;
+		m->bytes = &tls_bytes;
+		m->refills = &tls_refills;
+		m->direct = &tls_direct;
+		s = slot_at(i);
+		/* A recycled slot was wiped when it was given back; a zero header
+		 * (gen 0) forces a re-key before any output. */
+		s->h.gen = 0;
+		s->h.pos = BATCH_BYTES;
+		tls_slot_index = i;
+		n_slots_in_use++;
+		n_threads_seen++;
+	}
+	pthread_mutex_unlock(&slab_lock);
+	pthread_setcancelstate(st, NULL);
+	tls_slot = s;
+	return s;
+}
+
+/* ==== 3. keying and refilling =============================================== */
+
+/* Takes a fresh key from the base; kernel bytes are folded in before the
+ * thread's first batch, so a thread's stream never rests on the base alone. */
+static int slot_rekey(struct slot *s, uint64_t now)
+{
+	uint32_t k[8];
+	uint64_t gen;
+	int r;
+
+	r = surand_base_derive(k, &gen);
+	if (r < 0)
+		return r;
+	(void)surand_fold_kernel(k, FOLD_BYTES);
+	memcpy(s->h.key, k, 32);
+	surand_wipe(k, sizeof(k));
+	/* Unreturned bytes of the old key are dropped, not kept. */
+	surand_wipe(s->batch, sizeof(s->batch));
+	s->h.gen = gen;
+	s->h.pos = BATCH_BYTES;
+	s->h.cranks = 0;
+	s->h.rekey_ns = now;
+	return 0;
+}
+
+/* True when the slot must take a new key from the base before more output. */
+static int slot_stale(const struct slot *s, uint64_t now)
+{
+	return s->h.gen != surand_base_generation() || s->h.cranks >= CRANKS_MAX ||
+	       now - s->h.rekey_ns >= surand_base_interval_ns(now);
+}
+
+static int slot_ensure_key(struct slot *s)
+{
+	uint64_t now = surand_now_ns(); /* the clock is read only here, at refill */
+
+	surand_base_maybe_reseed(now);
+	if (slot_stale(s, now))
+		return slot_rekey(s, now);
+	return 0;
+}
+
+/* One pass of the widest body over the whole slot (see section 1). */
+static int slot_refill(struct slot *s)
+{
+	struct slot_hdr h;
+	uint32_t k[8];
+	int r;
+
+	r = slot_ensure_key(s);
+	if (r < 0)
+		return r;
+	h = s->h;
+	memcpy(k, h.key, 32);
+	/* VM clones: fresh kernel bytes in every batch's key (vDSO only). */
+	if (surand_vdso_available())
+		(void)surand_fold_kernel(k, FOLD_BYTES);
+	surand_chacha20_blocks(k, 0, 0, (uint8_t *)s, SLOT_BLOCKS);
+	/* The key that made this batch is gone: block 15 already replaced it. */
+	surand_wipe(k, sizeof(k));
+	surand_wipe(h.key, sizeof(h.key));
+	s->h.gen = h.gen;
+	s->h.pos = 0;
+	s->h.cranks = h.cranks + SLOT_BLOCKS;
+	s->h.rekey_ns = h.rekey_ns;
+	TLS_ADD(tls_refills, 1);
+	return 0;
+}
+
+/*
+ * Moves n bytes from src to dst and zeroes them at src.  Requests of up to 16
+ * bytes (the common u32/u64/nonce sizes) use two overlapping fixed-size moves
+ * each way instead of calls to memcpy and memset.
+ */
+static inline __attribute__((always_inline)) void move_and_zero(uint8_t *dst, uint8_t *src,
+								  uint32_t n)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+		a = 0;
+		memcpy(src, &a, 8);
+		memcpy(src + n - 8, &a, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&c, src, 4);
+		memcpy(&d, src + n - 4, 4);
+		memcpy(dst, &c, 4);
+		memcpy(dst + n - 4, &d, 4);
+		c = 0;
+		memcpy(src, &c, 4);
+		memcpy(src + n - 4, &c, 4);
+	} else {
+		memcpy(dst, src, n);
+		memset(src, 0, n);
+	}
+	/* The zeroing stores are never dead: bytes handed out never stay. */
+	__asm__ __volatile__("" : : "r"(src) : "memory");
+}
+
+/*
+ * Copies n buffered bytes out and zeroes them in the batch.  Returns 0, or -1
+ * when the slot's page was dropped (or the generation moved) during the copy:
+ * then buf is wiped and the caller retries.
+ */
+static inline __attribute__((always_inline)) int slot_take(struct slot *s, uint8_t *buf,
+							   uint32_t n, uint64_t gen)
+{
+	uint32_t pos = s->h.pos;
+
+	/* Bytes handed out never stay in memory. */
+	move_and_zero(buf, s->batch + pos, n);
+	/* Order the copy before the re-check: a dropped page reads gen == 0. */
+	SURAND_LOAD_FENCE();
+	if (SURAND_UNLIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {
+		surand_wipe(buf, n);
+		return -1;
+	}
+	s->h.pos = pos + n;
+	return 0;
+}
+
+/* A large request: a one-use key by fast key erasure from the thread key. */
+static int slot_direct(struct slot *s, uint8_t *buf, size_t len)
+{
+	uint32_t k[8];
+	uint8_t block[64];
+	uint64_t gen;
+	int r, i;
+
+	r = slot_ensure_key(s);
+	if (r < 0)
+		return r;
+	gen = s->h.gen;
+	memcpy(k, s->h.key, 32);
+	surand_chacha20_blocks(k, 0, 0x656e6f2d6e776f64ull /* "down-one" */, block, 1);
+	/* Immediately replace the thread key: the one-use key cannot be rebuilt. */
+	memcpy(s->h.key, block, 32);
+	for (i = 0; i < 8; i++)
+		k[i] = surand_load32_le(block + 32 + 4 * i);
+	surand_wipe(block, sizeof(block));
+	SURAND_LOAD_FENCE();
+	if (SURAND_UNLIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {
+		surand_wipe(k, sizeof(k)); /* page dropped: the key we read may be zeros */
+		return -EAGAIN;
+	}
+	s->h.cranks += 1 + len / 64;
+	if (surand_vdso_available())
+		(void)surand_fold_kernel(k, FOLD_BYTES);
+	surand_fill_from_key(k, buf, len); /* wipes k */
+	TLS_ADD(tls_direct, 1);
+	return 0;
+}
+
+/* ==== 4. the fast path and the slow path ==================================== */
+
+/* Lock-free kernel path: a slot could not be had. */
+static uint64_t n_fallback_nomem;
+
+static __attribute__((noinline, cold)) int thread_fill_slow(uint8_t *buf, size_t len)
+{
+	struct slot *s = tls_slot;
+	uint32_t avail, n;
+	int r, retries = 0;
+
+	if (!s) {
+		s = slot_acquire();
+		if (!s) {
+			/* Never shared unlocked state: the kernel serves this call. */
+			SURAND_COUNT(n_fallback_nomem);
+			if (surand_vdso_fill(buf, len) == 0)
+				return 0;
+			return surand_kernel_fill(buf, len, 0);
+		}
+	}
+	TLS_ADD(tls_calls, 1);
+	TLS_ADD(tls_bytes, len);
+	while (len) {
+		if (SURAND_UNLIKELY(++retries > 64)) /* pages dropped again and again */
+			return surand_kernel_fill(buf, len, 0);
+		if (len >= DIRECT_MIN_BYTES) {
+			r = slot_direct(s, buf, len);
+			if (r == -EAGAIN)
+				continue;
+			return r;
+		}
+		if (s->h.gen == 0 || s->h.gen != surand_base_generation() || s->h.pos >= BATCH_BYTES) {
+			r = slot_refill(s);
+			if (r < 0)
+				return r;
+		}
+		avail = BATCH_BYTES - s->h.pos;
+		n = len < avail ? (uint32_t)len : avail;
+		if (slot_take(s, buf, n, s->h.gen) != 0)
+			continue;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Requests that fit the batch but are larger than 16 bytes: memcpy-sized. */
+static __attribute__((noinline)) int thread_fill_copy(uint8_t *buf, size_t len)
+{
+	struct slot *s = tls_slot;
+	uint64_t gen;
+
+	if (SURAND_LIKELY(s != NULL)) {
+		gen = s->h.gen;
+		if (SURAND_LIKELY(gen == surand_base_generation() && len <= BATCH_BYTES - s->h.pos)) {
+			if (SURAND_LIKELY(slot_take(s, buf, (uint32_t)len, gen) == 0)) {
+				TLS_ADD(tls_calls, 1);
+				TLS_ADD(tls_bytes, len);
+				return 0;
+			}
+		}
+	}
+	return thread_fill_slow(buf, len);
+}
+
+/*
+ * The fast path, for requests of 4..16 bytes: no call, no lock, no atomic
+ * read-modify-write, no store to memory another thread uses.  A copy whose
+ * slot page was dropped meanwhile (generation re-read as 0) leaves pos alone
+ * and the slow path overwrites buf.
+ */
+static int thread_fill(void *buf, size_t len)
+{
+	struct slot *s = tls_slot;
+	uint64_t gen;
+	uint32_t pos;
+
+	if (SURAND_UNLIKELY(len < 4 || len > 16))
+		return thread_fill_copy(buf, len);
+	if (SURAND_LIKELY(s != NULL)) {
+		gen = s->h.gen;
+		pos = s->h.pos;
+		/* One shared load: the base generation (reseed, fork). */
+		if (SURAND_LIKELY(gen == surand_base_generation() && len <= BATCH_BYTES - pos)) {
+			move_and_zero(buf, s->batch + pos, (uint32_t)len);
+			SURAND_LOAD_FENCE();
+			if (SURAND_LIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) == gen)) {
+				s->h.pos = pos + (uint32_t)len;
+				TLS_ADD(tls_calls, 1);
+				TLS_ADD(tls_bytes, len);
+				return 0;
+			}
+		}
+	}
+	return thread_fill_slow(buf, len);
+}
+
+/* ==== 5. thread exit, fork, stats, test hooks =============================== */
+
+static void thread_exit_cb(void)
+{
+	struct slot *s = tls_slot;
+	struct slot_meta *m;
+	uint32_t i;
+	int st;
+
+	if (!s)
+		return;
+	tls_slot = NULL;
+	i = tls_slot_index;
+	/* The exiting thread's key and batch never outlive it. */
+	surand_wipe(s, sizeof(*s));
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
+	pthread_mutex_lock(&slab_lock);
+	SURAND_BENCH_COUNT_LOCK();
+	m = meta_at(i);
+	dead_calls += tls_calls;
+	dead_bytes += tls_bytes;
+	dead_refills += tls_refills;
+	dead_direct += tls_direct;
+	m->calls = m->bytes = m->refills = m->direct = NULL;
+	m->in_use = 0;
+	m->next_free = free_head;
+	free_head = i + 1;
+	n_slots_in_use--;
+	pthread_mutex_unlock(&slab_lock);
+	pthread_setcancelstate(st, NULL);
+	TLS_ADD(tls_calls, -tls_calls);
+	TLS_ADD(tls_bytes, -tls_bytes);
+	TLS_ADD(tls_refills, -tls_refills);
+	TLS_ADD(tls_direct, -tls_direct);
+}
+
+/* In the child, in the forking thread: only this thread's slot stays in use. */
+static void thread_atfork_child(void)
+{
+	struct slot *mine = tls_slot;
+	uint32_t i, n;
+
+	pthread_mutex_init(&slab_lock, NULL);
+	n = nchunks * SLOTS_PER_CHUNK;
+	free_head = 0;
+	n_slots_in_use = 0;
+	for (i = n; i-- > 0;) {
+		struct slot *s = slot_at(i);
+		struct slot_meta *m = meta_at(i);
+
+		if (s == mine) {
+			m->in_use = 1;
+			n_slots_in_use = 1;
+			continue;
+		}
+		/* Zero already where wipe-on-fork works; explicit for kind -1:
+		 * the parent's other threads' keys never survive in the child. */
+		if (surand_secmem_kind() < 0)
+			surand_wipe(s, sizeof(*s));
+		m->calls = m->bytes = m->refills = m->direct = NULL;
+		m->in_use = 0;
+		m->next_free = free_head;
+		free_head = i + 1;
+	}
+	if (mine)
+		mine->h.gen = 0; /* where wipe-on-fork is absent: re-key now */
+	n_threads_seen = mine ? 1 : 0;
+	dead_calls = dead_bytes = dead_refills = dead_direct = 0;
+	tls_calls = tls_bytes = tls_refills = tls_direct = 0;
+	n_fallback_nomem = 0;
+}
+
+static void thread_stats(struct surand_stats *st)
+{
+	uint64_t calls, bytes, refills, direct;
+	uint32_t i, n;
+	int cs;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	pthread_mutex_lock(&slab_lock);
+	SURAND_BENCH_COUNT_LOCK();
+	calls = dead_calls;
+	bytes = dead_bytes;
+	refills = dead_refills;
+	direct = dead_direct;
+	n = nchunks * SLOTS_PER_CHUNK;
+	for (i = 0; i < n; i++) {
+		struct slot_meta *m = meta_at(i);
+		if (!m->in_use || !m->calls)
+			continue;
+		/* Another thread's TLS counters: racy reads of monotonic values. */
+		calls += __atomic_load_n(m->calls, __ATOMIC_RELAXED);
+		bytes += __atomic_load_n(m->bytes, __ATOMIC_RELAXED);
+		refills += __atomic_load_n(m->refills, __ATOMIC_RELAXED);
+		direct += __atomic_load_n(m->direct, __ATOMIC_RELAXED);
+	}
+	st->calls = calls;
+	st->bytes = bytes;
+	st->refills = refills;
+	st->direct_fills = direct;
+	st->threads_seen = n_threads_seen;
+	st->slots_in_use = n_slots_in_use;
+	st->slots_total = n;
+	st->fallback_nomem = SURAND_LOAD(n_fallback_nomem);
+	pthread_mutex_unlock(&slab_lock);
+	pthread_setcancelstate(cs, NULL);
+	st->vdso_fold = (uint32_t)surand_vdso_available();
+}
+
+const struct surand_backend surand_backend_thread = {
+	.name = "thread",
+	.summary = "per-thread ChaCha20, fast key erasure per refill (default)",
+	.props = SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_PER_THREAD,
+	.init = NULL,
+	.fill = thread_fill,
+	.reseed = NULL,
+	.thread_exit = thread_exit_cb,
+	.atfork_child = thread_atfork_child,
+	.stats = thread_stats,
+};
+
+#ifdef SURAND_TEST_BUILD
+#include "test_hooks.h"
+void *surand_test_thread_slot(size_t *size)
+{
+	if (size)
+		*size = sizeof(struct slot);
+	return tls_slot;
+}
+
+int surand_test_thread_key(uint32_t out[8])
+{
+	if (!tls_slot || !tls_slot->h.gen)
+		return -1;
+	memcpy(out, tls_slot->h.key, 32);
+	return 0;
+}
+
+uint64_t surand_test_thread_generation(void)
+{
+	return tls_slot ? tls_slot->h.gen : 0;
+}
+#endif

@@ -1,0 +1,143 @@
+/*
+ * test_hooks.h - hooks compiled only into test builds (SURAND_TEST_BUILD).
+ * None of this exists in the shipped library; scripts/check-install.sh proves
+ * it.  The names are loud on purpose.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SURAND_TEST_HOOKS_H
+#define SURAND_TEST_HOOKS_H
+#ifdef SURAND_TEST_BUILD
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * DETERMINISTIC MODE: every byte the library asks the kernel for (seeds,
+ * folds) comes from ChaCha20(seed) instead, and the vDSO is not used, so the
+ * whole generator's output is a known function of seed.  INSECURE BY DESIGN.
+ * Call before first use.
+ */
+void surand_test_INSECURE_deterministic(const uint8_t seed[32]);
+
+/* Fault injection of the kernel seed source. */
+enum surand_test_kernel_fault {
+	SURAND_TEST_KF_NONE = 0,
+	SURAND_TEST_KF_GETRANDOM_ENOSYS, /* getrandom(2) fails ENOSYS: /dev/urandom path */
+	SURAND_TEST_KF_GETRANDOM_EPERM,  /* seccomp-style EPERM */
+	SURAND_TEST_KF_ALL_DENIED,       /* getrandom ENOSYS and /dev/urandom EACCES */
+	SURAND_TEST_KF_NOT_READY,        /* kernel CRNG not ready: NONBLOCK gets EAGAIN */
+};
+void surand_test_kernel_fault(enum surand_test_kernel_fault f);
+/* Number of kernel fills (getrandom, urandom or deterministic) so far. */
+uint64_t surand_test_kernel_calls(void);
+
+/* The clock (surand_now_ns) jumps ahead by ns. */
+void surand_test_clock_advance(uint64_t ns);
+/* Re-reads the environment. */
+void surand_test_config_reload(void);
+
+/* Secret memory: force the fallback kinds before first use (0 WIPEONFORK, -1 none). */
+void surand_test_secmem_force(int kind);
+/* The next n secmem allocations fail with ENOMEM. */
+void surand_test_secmem_fail(int n);
+
+/* Base key (gen/base.c): a copy of the current base key; 0, or -1 if unseeded. */
+int surand_test_base_key(uint32_t out[8]);
+
+/* thread backend: the calling thread's slot (NULL if none) and its size. */
+void *surand_test_thread_slot(size_t *size);
+/* The calling thread's current key; 0, or -1 if it has none. */
+int surand_test_thread_key(uint32_t out[8]);
+/* Generation of the key the calling thread holds. */
+uint64_t surand_test_thread_generation(void);
+
+/* ---- input side (src/entropy/) ----------------------------------------- */
+/* Sources by number: 0 kernel, 1 cpu, 2 jitter, 3 app, 4 events
+ * (enum surand_entropy_source in src/entropy/entropy.h). */
+/* on = 0 switches a source off; on = 1 gives it back to the environment. */
+void surand_test_entropy_source_set(int src, int on);
+/* Resets a source's health tests (start-up again, no longer disabled): cpu, jitter. */
+void surand_test_entropy_health_reset(int src);
+
+/* RDSEED/RDRAND forced absent, failing (no data, ever) or stuck (one word). */
+enum surand_test_cpu_rng_fault {
+	SURAND_TEST_CPU_RNG_NONE = 0,
+	SURAND_TEST_CPU_RNG_ABSENT,
+	SURAND_TEST_CPU_RNG_FAILING,
+	SURAND_TEST_CPU_RNG_STUCK,
+};
+void surand_test_cpu_rng_fault(enum surand_test_cpu_rng_fault f);
+
+/* Jitter deltas forced stuck (one value) or biased (one value 3 times in 4). */
+enum surand_test_jitter_fault {
+	SURAND_TEST_JITTER_NONE = 0,
+	SURAND_TEST_JITTER_STUCK,
+	SURAND_TEST_JITTER_BIASED,
+};
+void surand_test_jitter_fault(enum surand_test_jitter_fault f);
+
+/* 1: the last base reseed included the pool (catastrophic); 0: not; -1: none yet. */
+int surand_test_entropy_last_reseed_pooled(void);
+/* A one-way fingerprint of the pool's content (not its credit); the pool is
+ * unchanged.  Sets the pool up if needed.  0 or -errno. */
+int surand_test_entropy_pool_digest(uint8_t out[32]);
+
+/* Fast pools: every event goes to this slot (-1: the CPU's slot again). */
+void surand_test_fastpool_force_slot(int slot);
+/* A slot's events since its last spill and its event total; 0, or -1 (no such slot). */
+int surand_test_fastpool_slot(unsigned slot, unsigned *count, uint64_t *events);
+
+/* ---- the designs of the 2015 debate (src/gen/designs.h) ------------------ */
+
+/* Every call of surand_current_cpu() returns cpu (-1: the real CPU again). */
+void surand_test_cpu_override(int cpu);
+
+/*
+ * A copy of the active backend's state, for property tests (backtracking,
+ * independent reference computations).  which: SURAND_TEST_SNAP_LAST for the
+ * state the calling thread's last call used, SURAND_TEST_SNAP_PRIMARY for
+ * nodecrng's primary CRNG, or a node / CPU index.  0, or -1 when the backend
+ * has no such state (or no snapshot hook).
+ */
+enum {
+	SURAND_TEST_SNAP_LAST = -1,
+	SURAND_TEST_SNAP_PRIMARY = -2,
+};
+enum surand_test_snap_kind {
+	SURAND_TEST_SNAP_POOL = 1,   /* a 2015 pool: pool[], add_ptr, input_rotate */
+	SURAND_TEST_SNAP_CHACHA = 2, /* a ChaCha20 state: key, counter (next block), nonce */
+};
+struct surand_test_snapshot {
+	int kind;            /* enum surand_test_snap_kind */
+	int index;           /* node / CPU of the state copied */
+	uint32_t pool[128];  /* POOL: the pool words (nwords of them) */
+	uint32_t nwords;
+	uint32_t add_ptr;
+	uint32_t input_rotate;
+	uint32_t key[8];     /* CHACHA */
+	uint64_t counter;
+	uint64_t nonce;
+	uint64_t generation; /* key generation, where the design has one */
+	uint8_t extra[1280]; /* any other state bytes (pending mixback hashes, ...) */
+	uint32_t extra_len;
+};
+int surand_test_snapshot(int which, struct surand_test_snapshot *s);
+
+/* 2015 pools: how often each word of the pool of node `which` was written by
+ * the mixing function (0 .. nwords-1); 0, or -1 when the backend has none. */
+int surand_test_pool_writes(int which, uint64_t *counts, uint32_t nwords);
+
+/* salted: the calling thread holds (1) or releases (0) the mixback lock, as
+ * a reader that won the trylock would; release folds the pending buffer. */
+void surand_test_salted_hold(int on);
+/* salted: the salt (5 words) of the calling thread's last extraction. */
+void surand_test_salted_last_salt(uint32_t salt[5]);
+
+/* taskcrng: 1 when the calling thread has been switched to its own CRNG. */
+int surand_test_taskcrng_switched(void);
+
+/* percpu: the next n per-CPU trylocks fail as if another thread held them. */
+void surand_test_percpu_fail_trylock(int n);
+
+#endif
+#endif

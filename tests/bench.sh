@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# tests/bench.sh - `surand bench` at the tool level (issue 6): every bad input
+# exits 64 with one line and does no work; a tiny run prints the table, the
+# bars and the scales; output files; the bench build's counters and marker.
+# Prints PASS/FAIL/SKIP lines for scripts/run-tests.sh.  Under ~10 s.
+set -u
+BUILD=${BUILD:-build}
+S=$BUILD/surand
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass() { echo "PASS bench/$1"; }
+fail() { echo "FAIL bench/$1: $2"; }
+skip() {
+	if [ "${SURAND_REQUIRE_ALL:-0}" = 1 ]; then echo "FAIL bench/$1: skipped under SURAND_REQUIRE_ALL=1: $2"
+	else echo "SKIP bench/$1: $2"; fi
+}
+
+if [ ! -x "$S" ]; then
+	fail setup "$S not built"
+	exit 1
+fi
+
+# ---- bad input: exit 64, one line on stderr, nothing on stdout (no work) ----
+bad() { # name, args...
+	local name=$1; shift
+	local out err rc lines
+	out=$("$S" bench "$@" 2>"$tmp/err")
+	rc=$?
+	err=$(cat "$tmp/err")
+	lines=$(printf '%s\n' "$err" | grep -c .)
+	if [ "$rc" -ne 64 ]; then
+		fail "$name" "exit $rc, want 64 (args: $*)"
+	elif [ -n "$out" ]; then
+		fail "$name" "printed on stdout before refusing: $(printf '%s' "$out" | head -c 80)"
+	elif [ "$lines" -ne 1 ]; then
+		fail "$name" "want exactly one line on stderr, got $lines: $err"
+	else
+		pass "$name"
+	fi
+}
+bad unknown_backend --backends nosuchdesign
+bad unknown_backend_in_list --backends thread,nosuchdesign
+bad unknown_source --sources bare,nosuchsource
+bad empty_source_item --sources bare,,getrandom
+bad size_zero --sizes 0
+bad size_zero_in_list --sizes 16,0
+bad size_not_number --sizes abc
+bad size_trailing_junk --sizes 16x
+bad size_negative --sizes -4
+bad size_too_large --sizes 17M
+bad threads_zero --threads 0
+bad threads_above_4096 --threads 4097
+bad threads_not_number --threads two
+bad seconds_zero --seconds 0
+bad seconds_not_number --seconds fast
+bad unknown_option --fastest
+bad missing_value --sizes
+
+# the unknown-name messages say what is valid
+msg=$("$S" bench --backends nosuchdesign 2>&1)
+case $msg in
+*thread*) pass unknown_backend_names_valid ;;
+*) fail unknown_backend_names_valid "message does not list the backends: $msg" ;;
+esac
+msg=$("$S" bench --sources nosuchsource 2>&1)
+case $msg in
+*getrandom*vdso*|*vdso*getrandom*) pass unknown_source_names_valid ;;
+*) fail unknown_source_names_valid "message does not list the sources: $msg" ;;
+esac
+
+# an unwritable output file: 74 before any work
+out=$("$S" bench --sources bare --sizes 16 --threads 1 --seconds 0.01 --csv /nonexistent/dir/x.csv 2>/dev/null)
+rc=$?
+if [ "$rc" -eq 74 ] && [ -z "$out" ]; then pass unwritable_output; else fail unwritable_output "exit $rc, stdout '${out:0:60}'"; fi
+
+# ---- a tiny run: the table, the bars, the scales ----
+out=$("$S" bench --seconds 0.05 --threads 1 --sizes 16 --sources bare,getrandom \
+	--csv "$tmp/b.csv" --json "$tmp/b.json" 2>"$tmp/err")
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	fail tiny_run "exit $rc: $(head -c 300 "$tmp/err")"
+else
+	pass tiny_run_exit
+	# one table row per source, with numbers and a passed buffer check
+	for src in bare getrandom; do
+		if printf '%s\n' "$out" | grep -Eq "^$src +16 B +1 +[0-9.]+[kMG]? +[0-9.]+ +[0-9.]+ .* ok$"; then
+			pass "tiny_run_row_$src"
+		else
+			fail "tiny_run_row_$src" "no table row for $src at 16 B, 1 thread"
+		fi
+	done
+	if printf '%s\n' "$out" | grep -q '^source .*calls/s .*MB/s .*ns/call/thr .*p50 ns .*p99 ns .*p99.9 ns'; then
+		pass tiny_run_header
+	else
+		fail tiny_run_header "no table header"
+	fi
+	# all six bars are printed (n/a where this run lacks the sources)
+	nb=$(printf '%s\n' "$out" | sed -n '/^bars/,/^$/p' | grep -c '>= ')
+	if printf '%s\n' "$out" | grep -q '^bars (issue 3)' && [ "$nb" -eq 6 ]; then
+		pass tiny_run_bars
+	else
+		fail tiny_run_bars "want the bars heading and 6 bars, got $nb"
+	fi
+	if printf '%s\n' "$out" | grep -Eq '^  bare +scales: ' && printf '%s\n' "$out" | grep -Eq '^  getrandom +scales: '; then
+		pass tiny_run_scales
+	else
+		fail tiny_run_scales "no scales line per source"
+	fi
+	# CSV: header + 2 rows whose calls/s are positive; JSON parses
+	rows=$(awk -F, 'NR > 1 && $8 > 0 && $16 == "ok"' "$tmp/b.csv" | wc -l)
+	if head -n 1 "$tmp/b.csv" | grep -q '^source,kind,size,threads,' && [ "$rows" -eq 2 ]; then
+		pass tiny_run_csv
+	else
+		fail tiny_run_csv "want a header and 2 good rows, got $rows"
+	fi
+	if command -v python3 >/dev/null; then
+		if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2 and len(d["bars"])==6 and all(r["calls_per_s"]>0 for r in d["results"])' "$tmp/b.json" 2>"$tmp/perr"; then
+			pass tiny_run_json
+		else
+			fail tiny_run_json "$(tail -n 1 "$tmp/perr")"
+		fi
+	else
+		skip tiny_run_json "no python3 to parse the JSON (apt-get install python3)"
+	fi
+	# progress goes to stderr only on a terminal: here stderr is a file
+	if grep -q 'ETA' "$tmp/err"; then fail no_progress_off_tty "progress line written to a non-terminal"; else pass no_progress_off_tty; fi
+fi
+
+# --plot: charts with gnuplot, or the install hint and a CSV without it
+out=$("$S" bench --seconds 0.02 --threads 1,2 --sizes 16,4096 --sources bare --plot "$tmp/p.png" 2>"$tmp/err")
+rc=$?
+if command -v gnuplot >/dev/null; then
+	if [ "$rc" -eq 0 ] && [ -s "$tmp/p.png" ] && [ -s "$tmp/p-latency.png" ] &&
+		[ "$(head -c 4 "$tmp/p.png" | od -An -c | tr -d ' ')" = '211PNG' ]; then
+		pass plot_png
+	else
+		fail plot_png "exit $rc, $(ls "$tmp" | tr '\n' ' '): $(head -c 200 "$tmp/err")"
+	fi
+else
+	if [ "$rc" -eq 0 ] && grep -q 'apt-get install gnuplot-nox' "$tmp/err" && [ -s "$tmp/p.csv" ]; then
+		pass plot_without_gnuplot
+	else
+		fail plot_without_gnuplot "exit $rc, no install hint or no CSV"
+	fi
+fi
+# without gnuplot on PATH: the hint, and the CSV still written
+if out=$(PATH=/nonexistent "$(cd "$(dirname "$S")" && pwd)/$(basename "$S")" bench --seconds 0.02 --threads 1 \
+	--sizes 16 --sources bare --plot "$tmp/q.png" 2>"$tmp/err"); then
+	if grep -q 'apt-get install gnuplot-nox' "$tmp/err" && [ -s "$tmp/q.csv" ] && [ ! -e "$tmp/q.png" ]; then
+		pass plot_hint_without_gnuplot
+	else
+		fail plot_hint_without_gnuplot "no hint, no CSV, or an empty PNG left: $(head -c 200 "$tmp/err")"
+	fi
+else
+	fail plot_hint_without_gnuplot "exit status $?"
+fi
+
+# ---- the bench build: counters and marker ----
+sw=$BUILD/bench/shared_writes
+if [ -x "$sw" ]; then
+	"$sw" --selftest
+	if strings "$BUILD/bench/libsurand-bench.a" | grep -q 'surand-bench-build'; then
+		pass bench_build_marker
+	else
+		fail bench_build_marker "no surand-bench-build string in the bench library"
+	fi
+	if strings "$BUILD/libsurand.a" "$BUILD/libsurand.so" | grep -q 'surand-bench-build'; then
+		fail release_has_no_marker "the shipped library carries the bench marker"
+	else
+		pass release_has_no_marker
+	fi
+	out=$("$sw" --seconds 0.02 --threads 1 --sizes 16 2>&1)
+	if printf '%s\n' "$out" | grep -Eq '^thread +16 +1 +[0-9]+ +[0-9.]+ +[0-9.e+-]+ +[0-9.e+-]+$'; then
+		pass shared_writes_row
+	else
+		fail shared_writes_row "no row for the default backend: $(printf '%s' "$out" | tail -n 2)"
+	fi
+else
+	fail shared_writes_built "$sw not built (make check builds it)"
+fi
+exit 0

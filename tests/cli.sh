@@ -1,0 +1,325 @@
+#!/usr/bin/env bash
+# cli.sh - the surand command end to end: sizes and suffixes, formats, threads,
+# closed pipes, progress, every error path (exit status + one-line message),
+# wipe of a regular file (and of a loop device where losetup works), stats,
+# selftest, --help/--version, and the man pages (render cleanly, document
+# every option, function and environment variable, installed by make install).
+# Prints PASS/FAIL/SKIP lines (tests/harness.h); SURAND_REQUIRE_ALL=1 turns a
+# SKIP into a FAIL.
+set -u
+BUILD=${BUILD:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+S=$top/$BUILD/surand
+[ -x "$S" ] || { echo "FAIL cli/build: $S missing (make first)"; exit 1; }
+tmp=$(mktemp -d)
+loopdev=
+holder=
+cleanup() {
+	[ -n "$holder" ] && kill "$holder" 2>/dev/null && wait "$holder" 2>/dev/null
+	[ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+pass() { echo "PASS cli/$1"; }
+fail() { echo "FAIL cli/$1: $2"; }
+skip() {
+	if [ "${SURAND_REQUIRE_ALL:-0}" = 1 ]; then
+		echo "FAIL cli/$1: skipped under SURAND_REQUIRE_ALL=1: $2"
+	else
+		echo "SKIP cli/$1: $2"
+	fi
+}
+# ok NAME COND-RESULT(0/1) WHY
+check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "$3"; fi; }
+
+# ---- sizes and suffixes: exact byte counts -----------------------------------
+bad=
+for spec in 0:0 1:1 31:31 1000:1000 1K:1024 1k:1024 1KiB:1024 1kB:1000 1KB:1000 \
+	3M:3145728 3MiB:3145728 2MB:2000000 1048577:1048577 2097153:2097153 0G:0 0T:0; do
+	arg=${spec%%:*} want=${spec##*:}
+	got=$("$S" -n "$arg" | wc -c)
+	[ "$got" = "$want" ] || bad="$bad -n $arg gave $got, want $want;"
+	got=$("$S" -n "$arg" -f raw -j 3 | wc -c)
+	[ "$got" = "$want" ] || bad="$bad -n $arg -j 3 gave $got, want $want;"
+done
+check sizes "$([ -z "$bad" ]; echo $?)" "$bad"
+got=$("$S" | wc -c)
+check default_size_32_raw_when_piped "$([ "$got" = 32 ]; echo $?)" "got $got bytes"
+# on a terminal the default is hex: 64 digits and a newline (script(1) gives a pty)
+if command -v script >/dev/null; then
+	out=$(script -qc "'$S'" /dev/null < /dev/null | tr -d '\r')
+	check default_hex_on_terminal "$(printf '%s' "$out" | grep -Eqx '[0-9a-f]{64}'; echo $?)" "got '$out'"
+else
+	skip default_hex_on_terminal "script(1) not installed (apt-get install bsdutils)"
+fi
+got=$("$S" -n 1G -j 2 | wc -c)
+check size_1G "$([ "$got" = 1073741824 ]; echo $?)" "got $got bytes"
+
+# ---- threads: -j 1 and -j 4 give the length, disjoint chunks -------------------
+ok=0 why=
+for j in 1 2 4; do
+	"$S" -n 8M -j $j -o "$tmp/j$j" || { ok=1; why="$why -j $j failed;"; }
+	sz=$(stat -c %s "$tmp/j$j")
+	[ "$sz" = 8388608 ] || { ok=1; why="$why -j $j wrote $sz bytes;"; }
+	# eight 1 MiB pieces: all distinct (no chunk written twice), none zero
+	n=$(split -b 1M -d "$tmp/j$j" "$tmp/piece$j." && md5sum "$tmp"/piece$j.* | awk '{print $1}' | sort -u | wc -l)
+	[ "$n" = 8 ] || { ok=1; why="$why -j $j: only $n distinct MiB;"; }
+	z=$(head -c 1048576 /dev/zero | md5sum | awk '{print $1}')
+	md5sum "$tmp"/piece$j.* | grep -q "$z" && { ok=1; why="$why -j $j: a zero MiB;"; }
+done
+cmp -s "$tmp/j1" "$tmp/j4" && { ok=1; why="$why two runs gave the same bytes;"; }
+check threads_length_and_chunks $ok "$why"
+# random-looking: incompressible (patterned, zeroed or repeated output would shrink)
+csz=$(gzip -1 -c "$tmp/j4" | wc -c)
+check output_incompressible "$([ "$csz" -gt 8388608 ]; echo $?)" "8 MiB gzip to $csz bytes"
+
+# ---- formats ------------------------------------------------------------------
+out=$("$S" -n 100 -f hex)
+check hex_100 "$(printf '%s' "$out" | grep -Eq '^[0-9a-f]{200}$'; echo $?)" "got '$out'"
+got=$("$S" -n 100 -f hex | wc -c)
+check hex_newline "$([ "$got" = 201 ]; echo $?)" "got $got chars"
+got=$("$S" -n 0 -f hex | wc -c)
+check hex_empty "$([ "$got" = 0 ]; echo $?)" "got $got chars"
+"$S" -n 3M -f hex -j 3 > "$tmp/hex"
+lines=$(wc -l < "$tmp/hex") chars=$(tr -d '0-9a-f' < "$tmp/hex" | wc -c) sz=$(stat -c %s "$tmp/hex")
+check hex_3M_one_line "$([ "$lines" = 1 ] && [ "$chars" = 1 ] && [ "$sz" = 6291457 ]; echo $?)" \
+	"lines $lines, non-hex $chars, size $sz"
+ok=0 why=
+for n in 0 1 2 3 56 57 58 1000 1048576 1048579; do
+	"$S" -n $n -f base64 -j 2 > "$tmp/b64"
+	dec=$(base64 -d < "$tmp/b64" | wc -c)
+	long=$(awk 'length($0) > 76' "$tmp/b64" | wc -l)
+	short=$(head -n -1 "$tmp/b64" | awk 'length($0) != 76' | wc -l)
+	[ "$dec" = "$n" ] && [ "$long" = 0 ] && [ "$short" = 0 ] || { ok=1; why="$why n=$n: decoded $dec, long $long, short $short;"; }
+done
+check base64_lengths_and_lines $ok "$why"
+uuid_re='^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+"$S" -n 20000 -f uuid -j 4 > "$tmp/uuid"
+n=$(wc -l < "$tmp/uuid") good=$(grep -Ec "$uuid_re" "$tmp/uuid") uniq=$(sort -u "$tmp/uuid" | wc -l)
+check uuid_v4_well_formed "$([ "$n" = 20000 ] && [ "$good" = 20000 ] && [ "$uniq" = 20000 ]; echo $?)" \
+	"lines $n, well formed $good, distinct $uniq"
+# the variant nibble takes all of 8, 9, a, b (its low 2 bits are random)
+nv=$(cut -c20 "$tmp/uuid" | sort -u | tr -d '\n')
+check uuid_variant_nibbles "$([ "$nv" = 89ab ]; echo $?)" "variant nibbles '$nv'"
+got=$("$S" -f uuid | grep -Ec "$uuid_re")
+check uuid_default_one "$([ "$got" = 1 ]; echo $?)" "got $got"
+got=$("$S" -n 1K -f uuid | wc -l)
+check uuid_count_suffix "$([ "$got" = 1024 ]; echo $?)" "got $got"
+
+# ---- -o FILE ------------------------------------------------------------------
+rm -f "$tmp/o"
+"$S" -n 5000 -o "$tmp/o"
+mode=$(stat -c %a "$tmp/o") sz=$(stat -c %s "$tmp/o")
+check output_file "$([ "$sz" = 5000 ] && [ "$mode" = 600 ]; echo $?)" "size $sz mode $mode"
+"$S" -n 10 -o "$tmp/o"
+sz=$(stat -c %s "$tmp/o")
+check output_truncates "$([ "$sz" = 10 ]; echo $?)" "size $sz"
+got=$("$S" -n 77 -o - | wc -c)
+check output_dash_stdout "$([ "$got" = 77 ]; echo $?)" "got $got"
+
+# ---- closed pipe: exit 0, quietly ----------------------------------------------
+ok=0 why=
+for args in "-n inf" "-n inf -j 4" "-n inf -f hex" "-n inf -f uuid -j 2" "-n 1G" "" stats --help; do
+	# shellcheck disable=SC2086
+	got=$("$S" $args 2>"$tmp/err" | head -c 10 | wc -c; echo "rc=${PIPESTATUS[0]}")
+	exp="10 rc=0"
+	[ "$(echo $got)" = "$exp" ] && [ ! -s "$tmp/err" ] || { ok=1; why="$why '$args': $(echo $got) $(head -c 200 "$tmp/err");"; }
+done
+check closed_pipe_exit_0 $ok "$why"
+
+# ---- progress ------------------------------------------------------------------
+"$S" -n 3M -o /dev/null --progress 2>"$tmp/err"
+check progress_forced "$(grep -q '3.00 MiB / 3.00 MiB 100%.*/s  ETA' "$tmp/err"; echo $?)" \
+	"stderr: $(head -c 300 "$tmp/err")"
+"$S" -n inf --progress 2>"$tmp/err" | head -c 5000000 >/dev/null
+check progress_inf "$(grep -Eq '^surand: [0-9.]+ (B|KiB|MiB|GiB) .*/s' "$tmp/err"; echo $?)" \
+	"stderr: $(head -c 300 "$tmp/err")"
+"$S" -n 3M -o /dev/null 2>"$tmp/err"
+check progress_off_when_not_tty "$([ ! -s "$tmp/err" ]; echo $?)" "stderr: $(head -c 300 "$tmp/err")"
+
+# ---- errors: documented status, exactly one line on stderr, nothing on stdout ----
+mkdir -p "$tmp/dir"
+errcase() { # name status command...
+	local name=$1 want=$2 rc lines
+	shift 2
+	"$@" >"$tmp/eout" 2>"$tmp/eerr" </dev/null
+	rc=$?
+	lines=$(wc -l < "$tmp/eerr")
+	if [ "$rc" = "$want" ] && [ "$lines" = 1 ] && [ ! -s "$tmp/eout" ] && grep -q '^surand: ' "$tmp/eerr"; then
+		pass "error_$name"
+	else
+		fail "error_$name" "status $rc (want $want), $lines stderr lines: $(head -c 300 "$tmp/eerr")"
+	fi
+}
+errcase size_junk_suffix 64 "$S" -n 1x
+errcase size_negative 64 "$S" -n -5
+errcase size_empty 64 "$S" -n ""
+errcase size_fraction 64 "$S" -n 1.5M
+errcase size_overflow 64 "$S" -n 99999999999999999999
+errcase size_overflow_suffix 64 "$S" -n 17179869184G
+errcase size_missing 64 "$S" -n
+errcase format_unknown 64 "$S" -f binary
+errcase option_unknown_long 64 "$S" --bogus
+errcase option_unknown_short 64 "$S" -x
+errcase threads_zero 64 "$S" -j 0
+errcase threads_too_many 64 "$S" -j 100000
+errcase threads_junk 64 "$S" -j two
+errcase extra_argument 64 "$S" -n 5 five
+errcase output_no_dir 74 "$S" -n 5 -o "$tmp/no/such/dir/x"
+errcase output_is_dir 74 "$S" -n 5 -o "$tmp/dir"
+errcase output_full 74 "$S" -n 5 -o /dev/full
+errcase stdout_full 74 sh -c "exec '$S' -n 100 >/dev/full"
+errcase stdout_closed 74 sh -c "exec '$S' -n 100 >&-"
+errcase version_stdout_full 74 sh -c "exec '$S' --version >/dev/full"
+errcase stats_stdout_full 74 sh -c "exec '$S' stats >/dev/full"
+errcase wipe_no_path 64 "$S" wipe
+errcase wipe_two_paths 64 "$S" wipe "$tmp/a" "$tmp/b"
+errcase wipe_missing 74 "$S" wipe "$tmp/no-such-file"
+errcase wipe_directory 64 "$S" wipe "$tmp/dir"
+errcase wipe_char_device 64 "$S" wipe /dev/null
+errcase wipe_passes_zero 64 "$S" wipe --passes 0 "$tmp/o"
+errcase wipe_passes_junk 64 "$S" wipe --passes x "$tmp/o"
+errcase wipe_option_unknown 64 "$S" wipe --bogus "$tmp/o"
+errcase stats_argument 64 "$S" stats now
+errcase selftest_argument 64 "$S" selftest now
+
+# ---- wipe a regular file -------------------------------------------------------
+pat=SURAND-ORIGINAL-PATTERN-
+f=$tmp/victim
+yes "$pat" | head -c $((3 * 1048576 + 123)) > "$f"
+ino0=$(stat -c %i "$f") sz0=$(stat -c %s "$f")
+cp "$f" "$tmp/orig"
+"$S" wipe "$f" --passes 3 --verify 2>"$tmp/err"
+rc=$?
+ino1=$(stat -c %i "$f") sz1=$(stat -c %s "$f")
+left=$(grep -a -c -F "$pat" "$f")
+tail_same=$(cmp -s <(tail -c 123 "$f") <(tail -c 123 "$tmp/orig"); echo $?)
+same_bytes=$(cmp -l "$f" "$tmp/orig" | wc -l)
+check wipe_file "$([ $rc = 0 ] && [ "$sz1" = "$sz0" ] && [ "$ino1" = "$ino0" ] && [ "$left" = 0 ] && [ "$tail_same" = 1 ] && [ ! -s "$tmp/err" ]; echo $?)" \
+	"rc $rc, size $sz0 -> $sz1, inode $ino0 -> $ino1, pattern lines left $left, tail unchanged: $([ "$tail_same" = 0 ] && echo yes || echo no), stderr: $(head -c 200 "$tmp/err")"
+# about 1/256 of the bytes equal the original by chance, no more
+diff=$same_bytes total=$sz0
+check wipe_file_all_bytes_rewritten "$([ "$diff" -gt $((total - total / 128)) ]; echo $?)" \
+	"only $diff of $total bytes differ from the original"
+csz=$(gzip -1 -c "$f" | wc -c)
+check wipe_file_random "$([ "$csz" -gt "$sz0" ]; echo $?)" "$sz0 wiped bytes gzip to $csz"
+cp "$f" "$tmp/after1"
+"$S" wipe "$f" --verify --progress 2>"$tmp/err"
+rc=$?
+check wipe_default_one_pass_progress "$([ $rc = 0 ] && ! cmp -s "$f" "$tmp/after1" && grep -q 'wipe pass 1/1 .*100%' "$tmp/err" && grep -q 'wipe verify .*100%' "$tmp/err"; echo $?)" \
+	"rc $rc, stderr: $(head -c 300 "$tmp/err")"
+: > "$tmp/empty"
+"$S" wipe "$tmp/empty" --verify
+rc=$? sz=$(stat -c %s "$tmp/empty")
+check wipe_empty_file "$([ $rc = 0 ] && [ "$sz" = 0 ]; echo $?)" "rc $rc size $sz"
+ln -s "$f" "$tmp/link"
+"$S" wipe "$tmp/link" --verify
+rc=$?
+check wipe_follows_symlink "$([ $rc = 0 ] && [ -L "$tmp/link" ] && [ "$(stat -c %s "$f")" = "$sz0" ]; echo $?)" "rc $rc"
+
+# ---- wipe a block device (a loop device over a file) ---------------------------
+img=$tmp/disk.img
+yes "$pat" | head -c $((4 * 1048576)) > "$img"
+if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && loopdev=$(losetup -f --show "$img" 2>/dev/null) && [ -b "$loopdev" ]; then
+	"$S" wipe "$loopdev" --passes 2 --verify 2>"$tmp/err"
+	rc=$?
+	sync
+	losetup -d "$loopdev"; dev_was=$loopdev; loopdev=
+	left=$(grep -a -c -F "$pat" "$img") sz=$(stat -c %s "$img")
+	check wipe_block_device "$([ $rc = 0 ] && [ "$left" = 0 ] && [ "$sz" = 4194304 ]; echo $?)" \
+		"rc $rc on $dev_was, pattern left $left, size $sz, stderr: $(head -c 200 "$tmp/err")"
+	# a device another process holds open with O_EXCL (as a mount does) is refused
+	if loopdev=$(losetup -f --show "$img" 2>/dev/null) && command -v python3 >/dev/null; then
+		python3 -c 'import os,sys,time; fd=os.open(sys.argv[1], os.O_RDONLY|os.O_EXCL); print("held", flush=True); time.sleep(60)' "$loopdev" > "$tmp/held" &
+		holder=$!
+		for _ in $(seq 50); do [ -s "$tmp/held" ] && break; sleep 0.1; done
+		cp "$img" "$tmp/img-before"
+		"$S" wipe "$loopdev" 2>"$tmp/err"
+		rc=$?
+		kill "$holder"; wait "$holder" 2>/dev/null; holder=
+		check wipe_block_device_busy_refused "$([ $rc = 74 ] && grep -q 'busy' "$tmp/err" && cmp -s "$img" "$tmp/img-before"; echo $?)" \
+			"rc $rc, stderr: $(head -c 200 "$tmp/err")"
+		losetup -d "$loopdev"; loopdev=
+	else
+		fail wipe_block_device_busy_refused "a second loop device (or python3) is not available"
+	fi
+else
+	loopdev=
+	skip wipe_block_device "no loop device here (needs root, losetup, /dev/loop-control)"
+fi
+
+# ---- stats, selftest, --help, --version ----------------------------------------
+"$S" stats > "$tmp/stats" 2>"$tmp/err"
+rc=$?
+fields=$(awk '/^struct surand_stats \{/{p=1;next} p&&/^\};/{p=0} p' include/surand.h | \
+	sed -n 's/^[^/]*[ *]\([a-z_0-9]*\)\(\[[0-9]*\]\)\{0,1\};.*/\1/p' | grep -v '^reserved')
+missing=
+for fld in $fields; do grep -q "^$fld: " "$tmp/stats" || missing="$missing $fld"; done
+nf=$(echo "$fields" | wc -w)
+bytes=$(awk '$1=="bytes:"{print $2}' "$tmp/stats") calls=$(awk '$1=="calls:"{print $2}' "$tmp/stats")
+check stats_every_field "$([ $rc = 0 ] && [ "$nf" -ge 20 ] && [ -z "$missing" ]; echo $?)" \
+	"rc $rc, $nf fields in surand.h, missing:$missing"
+check stats_counts_the_draw "$([ "${bytes:-0}" -ge 1048576 ] && [ "${calls:-0}" -ge 2 ]; echo $?)" \
+	"bytes ${bytes:-?} calls ${calls:-?}"
+# no field named after a key or state, no value that looks like one (a long hex string)
+check stats_no_key_or_state "$(grep -Eq '^([a-z0-9]+_)*(key|state|seed)(_[a-z0-9]+)*:|[0-9a-f]{16}' "$tmp/stats"; [ $? = 1 ]; echo $?)" \
+	"$(grep -E '^([a-z0-9]+_)*(key|state|seed)(_[a-z0-9]+)*:|[0-9a-f]{16}' "$tmp/stats" | head -3)"
+"$S" selftest > "$tmp/self" 2>&1
+rc=$?
+np=$(grep -c '^PASS ' "$tmp/self") nf=$(grep -c '^FAIL ' "$tmp/self")
+check selftest "$([ $rc = 0 ] && [ "$np" -ge 3 ] && [ "$nf" = 0 ] && grep -q '^PASS chacha20-portable' "$tmp/self"; echo $?)" \
+	"rc $rc, $np passed, $nf failed: $(grep '^FAIL' "$tmp/self" | head -3)"
+"$S" --help > "$tmp/help" 2>&1
+rc=$?
+missing=
+for o in -n -o -f -j --progress wipe --passes --verify stats selftest bench raw hex base64 uuid inf; do
+	grep -q -- "$o" "$tmp/help" || missing="$missing $o"
+done
+check help "$([ $rc = 0 ] && [ -z "$missing" ]; echo $?)" "rc $rc, missing:$missing"
+ver=$(sed -n 's/^#define SURAND_VERSION_STRING "\(.*\)"/\1/p' include/surand.h)
+got=$("$S" --version)
+check version "$([ "$got" = "surand $ver" ]; echo $?)" "got '$got', want 'surand $ver'"
+
+# ---- man pages -----------------------------------------------------------------
+if command -v groff >/dev/null; then
+	ok=0 why=
+	for page in man/surand.1 man/surand.3; do
+		[ -f "$page" ] || { ok=1; why="$why $page missing;"; continue; }
+		w=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" 2>&1)
+		[ -z "$w" ] || { ok=1; why="$why $page: $w;"; }
+	done
+	check man_render_clean $ok "$why"
+	txt1=$(LC_ALL=C.UTF-8 MANWIDTH=200 groff -man -Tutf8 -rLL=200n man/surand.1 2>/dev/null | sed 's/.\x08//g')
+	missing=
+	for o in -n -o -f -j --progress wipe --passes --verify stats selftest bench --help --version \
+		 KiB MiB GiB kB MB GB inf raw hex base64 uuid "RFC 9562" O_EXCL BLKGETSIZE64 64 74; do
+		grep -q -- "$o" <<<"$txt1" || missing="$missing $o"
+	done
+	check man1_documents_options "$([ -z "$missing" ]; echo $?)" "missing:$missing"
+	txt3=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -rLL=200n man/surand.3 2>/dev/null | sed 's/.\x08//g')
+	missing=
+	for fn in $(grep -oE '\bsurand_[a-z0-9_]+ *\(' include/surand.h | tr -d ' (' | sort -u); do
+		grep -q "$fn" <<<"$txt3" || missing="$missing $fn"
+	done
+	for e in SURAND_BACKEND SURAND_RESEED_SECS SURAND_CHACHA_IMPL SURAND_TRUST_CPU SURAND_DEBUG \
+		 EINVAL EFAULT EAGAIN EINTR EBUSY ENOSYS EIO; do
+		grep -q "$e" <<<"$txt3" || missing="$missing $e"
+	done
+	check man3_documents_api "$([ -z "$missing" ]; echo $?)" "missing:$missing"
+else
+	skip man_render_clean "groff not installed (apt-get install groff-base)"
+fi
+dest=$tmp/dest
+if make -s -C "$top" install BUILD="$BUILD" DESTDIR="$dest" PREFIX=/usr >"$tmp/inst" 2>&1; then
+	missing=
+	for p in man/*.[0-9]; do
+		sec=${p##*.}
+		[ -f "$dest/usr/share/man/man$sec/$(basename "$p")" ] || missing="$missing $p"
+	done
+	check man_installed "$([ -z "$missing" ]; echo $?)" "not installed:$missing"
+else
+	fail man_installed "make install failed: $(tail -3 "$tmp/inst")"
+fi
+exit 0

@@ -1,0 +1,1126 @@
+/*
+ * test_backends.c - every registered backend against one contract, the
+ * property tests its declared flags call for, and each design's own tests.
+ *
+ * Each case runs in a forked child that selects the backend first
+ * (surand_set_backend), so every backend starts from a fresh process state;
+ * the parent kills a child that runs past its time limit (a deadlock is a
+ * failure, not a hang).
+ *
+ * Sections:
+ *   1. child processes
+ *   2. independent references: the 2015 pool construction, ChaCha20 search
+ *   3. the contract (same assertions for every backend)
+ *   4. properties of the declared flags
+ *   5. the 2015 pool code and the legacy design
+ *   6. main
+ * SPDX-License-Identifier: MIT
+ */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "surand.h"
+#include "gen/backend.h"
+#include "gen/designs.h"
+#include "gen/pool2015.h"
+#include "crypto/sha1.h"
+#include "crypto/chacha20.h"
+#include "test_hooks.h"
+
+#ifdef HAVE_OPENSSL
+#include <openssl/sha.h>
+#endif
+
+/* ==== 1. child processes ==================================================== */
+
+#define CHILD_TIMEOUT_S 120
+
+static const char *cur_backend; /* the backend the running case tests */
+static int child_fd = -1;       /* the child's end of the message pipe */
+
+static void child_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+static void child_fail(const char *file, int line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "%s:%d: ", file, line);
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (write(child_fd, msg, strlen(msg)) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+#define C_ASSERT(cond)                                                     \
+	do {                                                               \
+		if (!(cond))                                               \
+			child_fail(__FILE__, __LINE__, "assert %s", #cond); \
+	} while (0)
+#define C_ASSERT_MSG(cond, ...)                                     \
+	do {                                                        \
+		if (!(cond))                                        \
+			child_fail(__FILE__, __LINE__, __VA_ARGS__); \
+	} while (0)
+
+static int sanitizer_build(void)
+{
+	const char *s = getenv("SURAND_SANITIZER");
+	return s && *s;
+}
+
+/*
+ * Runs body in a child that selected cur_backend; reports its failure (or
+ * crash, or timeout) as the running case's.  setup, when not NULL, runs in the
+ * child before the backend is selected (environment, secmem kind).
+ */
+static void run_child_env(void (*setup)(void), void (*body)(void), int timeout_s)
+{
+	char msg[600] = "";
+	int p[2], status = 0, waited_ms = 0;
+	ssize_t n;
+	pid_t pid, w;
+
+	if (pipe(p) != 0) {
+		t_fail_at(__FILE__, __LINE__, "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		t_fail_at(__FILE__, __LINE__, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		child_fd = p[1];
+		if (setup)
+			setup();
+		if (cur_backend && surand_set_backend(cur_backend) != 0)
+			child_fail(__FILE__, __LINE__, "surand_set_backend(%s): %s", cur_backend,
+				   strerror(errno));
+		body();
+		_exit(0);
+	}
+	close(p[1]);
+	for (;;) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (waited_ms >= timeout_s * 1000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			close(p[0]);
+			t_fail_at(__FILE__, __LINE__, "%s: child ran past %d s (deadlock?)", cur_backend,
+				  timeout_s);
+			return;
+		}
+		usleep(5000);
+		waited_ms += 5;
+	}
+	n = read(p[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	if (WIFSIGNALED(status))
+		t_fail_at(__FILE__, __LINE__, "%s: child killed by signal %d %s", cur_backend,
+			  WTERMSIG(status), msg);
+	else if (WEXITSTATUS(status) != 0)
+		t_fail_at(__FILE__, __LINE__, "%s: %s", cur_backend, msg[0] ? msg : "child failed");
+}
+
+static const struct surand_backend *cur_be(void)
+{
+	return surand_backend_find(cur_backend);
+}
+
+/* Compares 16-byte records (qsort). */
+static int cmp16(const void *a, const void *b)
+{
+	return memcmp(a, b, 16);
+}
+
+/* 1 when the n 16-byte records are pairwise distinct (sorts them). */
+static int all_distinct16(uint8_t (*v)[16], size_t n)
+{
+	size_t i;
+
+	qsort(v, n, 16, cmp16);
+	for (i = 1; i < n; i++)
+		if (memcmp(v[i - 1], v[i], 16) == 0)
+			return 0;
+	return 1;
+}
+
+/* ==== 2. independent references ============================================= */
+/*
+ * The 2015 construction, written here from the description of
+ * drivers/char/random.c (Linux 4.2) and NOT from src/gen/pool2015.c: the
+ * twist table is derived from the CRC-32 polynomial, indices count with
+ * modular arithmetic, and SHA-1's compression function comes from OpenSSL
+ * (SHA1_Transform) when it is present.
+ */
+struct ref_pool {
+	uint32_t w[128];
+	unsigned n;       /* 32 or 128 */
+	unsigned add_ptr; /* counts down */
+	unsigned rot;
+};
+
+static uint32_t ref_twist[8];
+
+static void ref_init_twist(void)
+{
+	/* Multiples of the bit-reversed CRC-32 polynomial 0xedb88320 >> (2 - k),
+	 * XORed by the bits of the index. */
+	const uint32_t t4 = 0xedb88320u, t2 = t4 >> 1, t1 = t4 >> 2;
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		ref_twist[i] = ((i & 4) ? t4 : 0) ^ ((i & 2) ? t2 : 0) ^ ((i & 1) ? t1 : 0);
+}
+
+static uint32_t ref_rol(uint32_t x, unsigned r)
+{
+	return r ? (x << r) | (x >> (32 - r)) : x;
+}
+
+static void ref_mix(struct ref_pool *p, const uint8_t *in, size_t len)
+{
+	static const unsigned taps32[5] = { 26, 19, 14, 7, 1 };
+	static const unsigned taps128[5] = { 104, 76, 51, 25, 1 };
+	const unsigned *t = p->n == 128 ? taps128 : taps32;
+	size_t k;
+	unsigned i, j;
+	uint32_t w;
+
+	for (k = 0; k < len; k++) {
+		/* `const char` on x86: the byte is sign-extended first. */
+		w = ref_rol((uint32_t)(int32_t)(int8_t)in[k], p->rot);
+		p->add_ptr = (p->add_ptr + p->n - 1) % p->n;
+		i = p->add_ptr;
+		w ^= p->w[i];
+		for (j = 0; j < 5; j++)
+			w ^= p->w[(i + t[j]) % p->n];
+		p->w[i] = (w >> 3) ^ ref_twist[w & 7];
+		p->rot = (p->rot + (i == 0 ? 14 : 7)) % 32;
+	}
+}
+
+static void ref_compress(uint32_t h[5], const uint8_t blk[64])
+{
+#ifdef HAVE_OPENSSL
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	SHA_CTX c;
+
+	memset(&c, 0, sizeof(c));
+	c.h0 = h[0];
+	c.h1 = h[1];
+	c.h2 = h[2];
+	c.h3 = h[3];
+	c.h4 = h[4];
+	SHA1_Transform(&c, blk);
+	h[0] = c.h0;
+	h[1] = c.h1;
+	h[2] = c.h2;
+	h[3] = c.h3;
+	h[4] = c.h4;
+#pragma GCC diagnostic pop
+#else
+	surand_sha1_transform(h, blk);
+#endif
+}
+
+static void le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static const uint32_t ref_sha1_iv[5] = { 0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u,
+					 0xc3d2e1f0u };
+
+/* The hash of the pool from iv (no mixback). */
+static void ref_hash(const struct ref_pool *p, const uint32_t iv[5], uint32_t h[5])
+{
+	uint8_t blk[64];
+	unsigned i, j;
+
+	memcpy(h, iv, 20);
+	for (i = 0; i < p->n; i += 16) {
+		for (j = 0; j < 16; j++)
+			le32(blk + 4 * j, p->w[i + j]);
+		ref_compress(h, blk);
+	}
+}
+
+static void ref_fold(const uint32_t h[5], uint8_t out[10])
+{
+	uint8_t f[12];
+
+	le32(f, h[0] ^ h[3]);
+	le32(f + 4, h[1] ^ h[4]);
+	le32(f + 8, h[2] ^ ref_rol(h[2], 16));
+	memcpy(out, f, 10);
+}
+
+/* extract_buf(): hash from the standard IV, mix the hash back, fold. */
+static void ref_extract(struct ref_pool *p, uint8_t out[10])
+{
+	uint32_t h[5];
+	uint8_t hb[20];
+	int i;
+
+	ref_hash(p, ref_sha1_iv, h);
+	for (i = 0; i < 5; i++)
+		le32(hb + 4 * i, h[i]);
+	ref_mix(p, hb, 20);
+	ref_fold(h, out);
+}
+
+static void ref_from_snapshot(struct ref_pool *p, const struct surand_test_snapshot *s)
+{
+	memset(p, 0, sizeof(*p));
+	p->n = s->nwords;
+	memcpy(p->w, s->pool, s->nwords * 4);
+	p->add_ptr = s->add_ptr;
+	p->rot = s->input_rotate;
+}
+
+/* 1 when needle occurs in the ChaCha20 stream of key/nonce, blocks [from, to). */
+static int chacha_contains(const uint32_t key[8], uint64_t nonce, uint64_t from, uint64_t to,
+			   const uint8_t *needle, size_t n)
+{
+	uint8_t blocks[2 * 64];
+	uint64_t c;
+
+	/* Two blocks at a time, overlapping by one, so a needle across a
+	 * block boundary is found too. */
+	for (c = from; c < to; c++) {
+		surand_chacha20_blocks_portable(key, c, nonce, blocks, 2);
+		if (memmem(blocks, sizeof(blocks), needle, n))
+			return 1;
+	}
+	return 0;
+}
+
+/* ==== 3. the contract ======================================================= */
+
+/* ---- full lengths ---------------------------------------------------------- */
+
+#define GUARD 64
+#define CANARY_RUN 5 /* a run this long of canary bytes means "not written" */
+
+/*
+ * Checks that [0, n) was written and the guard after it was not.  A written
+ * byte equals the canary with probability 1/256, so one-byte holes are found
+ * statistically (tail[], head[] count canary bytes at each offset from either
+ * end across all sizes) and longer holes exactly (a run of CANARY_RUN canary
+ * bytes: 2^-40 per position).
+ */
+static void check_written(const uint8_t *b, size_t n, uint8_t canary, uint32_t tail[16],
+			  uint32_t head[16])
+{
+	size_t i, run = 0;
+
+	for (i = 0; i < GUARD; i++)
+		C_ASSERT_MSG(b[n + i] == canary, "size %zu: byte %zu past the end was written", n, i);
+	for (i = 0; i < n; i++) {
+		run = b[i] == canary ? run + 1 : 0;
+		C_ASSERT_MSG(run < CANARY_RUN, "size %zu: bytes %zu..%zu not written", n,
+			     i + 1 - run, i);
+	}
+	for (i = 0; i < 16 && i < n; i++) {
+		tail[i] += b[n - 1 - i] == canary;
+		head[i] += b[i] == canary;
+	}
+}
+
+static void body_lengths(void)
+{
+	const size_t big = 1u << 20;
+	uint32_t tail[16] = { 0 }, head[16] = { 0 };
+	uint8_t *b = malloc(big + GUARD);
+	size_t n, step = sanitizer_build() ? 7 : 1, cnt = 0, i, sizes = 0;
+
+	C_ASSERT(b != NULL);
+	for (n = 0; n <= 4096; n += (n < 300 ? 1 : step)) {
+		uint8_t canary = (uint8_t)(0xa5 ^ n);
+
+		memset(b, canary, n + GUARD);
+		surand_bytes(b, n);
+		check_written(b, n, canary, tail, head);
+		sizes++;
+	}
+	/* Per offset from either end, about sizes/256 canary bytes are
+	 * expected (Poisson, mean <= 16); 64 is beyond any chance result
+	 * (P < 1e-17) and far below a hole at that offset in 1/10 of the sizes. */
+	for (i = 0; i < 16; i++) {
+		C_ASSERT_MSG(tail[i] < 64, "byte %zu from the end looks unwritten in %u of %zu sizes",
+			     i, tail[i], sizes);
+		C_ASSERT_MSG(head[i] < 64, "byte %zu looks unwritten in %u of %zu sizes", i, head[i],
+			     sizes);
+	}
+	memset(b, 0x3c, big + GUARD);
+	surand_bytes(b, big);
+	memset(tail, 0, sizeof(tail));
+	check_written(b, big, 0x3c, tail, head);
+	for (i = 0; i < big; i++)
+		cnt += b[i] == 0x3c;
+	/* Expected 4096 +- 64: more than 8 standard deviations above is a hole. */
+	C_ASSERT_MSG(cnt < 4096 + 8 * 64, "1 MiB: %zu bytes still hold the canary", cnt);
+	free(b);
+}
+
+/* ---- distinct across threads ----------------------------------------------- */
+
+#define TH_N 8
+#define TH_CALLS 256
+static uint8_t th_out[TH_N * TH_CALLS][16];
+
+static void *th_main(void *arg)
+{
+	size_t t = (size_t)(uintptr_t)arg, i;
+	uint8_t tmp[128];
+
+	for (i = 0; i < TH_CALLS; i++) {
+		surand_bytes(th_out[t * TH_CALLS + i], 16);
+		if (i % 16 == 0)
+			surand_bytes(tmp, 1 + (i * 7 + t) % sizeof(tmp));
+	}
+	return NULL;
+}
+
+static void body_threads(void)
+{
+	pthread_t th[TH_N];
+	size_t i;
+
+	for (i = 0; i < TH_N; i++)
+		C_ASSERT(pthread_create(&th[i], NULL, th_main, (void *)(uintptr_t)i) == 0);
+	for (i = 0; i < TH_N; i++)
+		pthread_join(th[i], NULL);
+	C_ASSERT_MSG(all_distinct16(th_out, TH_N * TH_CALLS),
+		     "two of %d 16-byte outputs of %d threads are equal", TH_N * TH_CALLS, TH_N);
+}
+
+/* ---- distinct across fork() ------------------------------------------------ */
+
+#define FK_CHILDREN 3
+#define FK_DRAWS 4
+
+static void body_fork(void)
+{
+	uint8_t all[(FK_CHILDREN * 2 + 2) * FK_DRAWS][16];
+	size_t nall = 0, k, d;
+	int p[2];
+	pid_t pid;
+
+	/* The parent's state exists (and has been used) before every fork. */
+	surand_bytes(all[nall++], 16);
+	C_ASSERT(pipe(p) == 0);
+	for (k = 0; k < FK_CHILDREN; k++) {
+		pid = fork();
+		C_ASSERT(pid >= 0);
+		if (pid == 0) {
+			uint8_t v[16];
+
+			close(p[0]);
+			if (k == 0) {
+				/* A grandchild, forked from a child that has drawn. */
+				surand_bytes(v, 16);
+				if (write(p[1], v, 16) != 16)
+					_exit(3);
+				pid = fork();
+				if (pid == 0) {
+					for (d = 0; d < FK_DRAWS; d++) {
+						surand_bytes(v, 16);
+						if (write(p[1], v, 16) != 16)
+							_exit(3);
+					}
+					_exit(0);
+				}
+				waitpid(pid, NULL, 0);
+			}
+			for (d = 0; d < FK_DRAWS; d++) {
+				surand_bytes(v, 16);
+				if (write(p[1], v, 16) != 16)
+					_exit(3);
+			}
+			_exit(0);
+		}
+		surand_bytes(all[nall++], 16);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t n = read(p[0], all[nall], 16);
+		if (n != 16)
+			break;
+		nall++;
+		if (nall >= sizeof(all) / 16)
+			break;
+	}
+	close(p[0]);
+	while (wait(NULL) > 0)
+		;
+	/* 1 before, 1 per fork in the parent, 1 + FK_DRAWS of child 0, FK_DRAWS
+	 * of its grandchild and of each other child. */
+	C_ASSERT_MSG(nall == 1 + FK_CHILDREN + 1 + FK_DRAWS + FK_CHILDREN * FK_DRAWS,
+		     "%zu outputs came back", nall);
+	C_ASSERT_MSG(all_distinct16(all, nall), "a forked process repeated bytes (%zu outputs)", nall);
+}
+
+static void setup_nowipe(void)
+{
+	/* As on a kernel without MADV_WIPEONFORK: only atfork handlers protect. */
+	surand_test_secmem_force(-1);
+}
+
+static void setup_wipeonfork(void)
+{
+	surand_test_secmem_force(0);
+}
+
+/* Forks while other threads are inside calls (holding locks). */
+static volatile int busy_stop;
+
+static void *busy_main(void *arg)
+{
+	uint8_t b[40];
+
+	(void)arg;
+	while (!__atomic_load_n(&busy_stop, __ATOMIC_RELAXED))
+		surand_bytes(b, 1 + (size_t)(b[0] % 40));
+	return NULL;
+}
+
+static void body_fork_busy(void)
+{
+	pthread_t th[2];
+	uint8_t v[3][16], w[16];
+	int i, p[2], status;
+	pid_t pid;
+
+	C_ASSERT(pipe(p) == 0);
+	surand_bytes(w, 16);
+	for (i = 0; i < 2; i++)
+		C_ASSERT(pthread_create(&th[i], NULL, busy_main, NULL) == 0);
+	for (i = 0; i < 3; i++) {
+		usleep(2000);
+		pid = fork();
+		C_ASSERT(pid >= 0);
+		if (pid == 0) {
+			/* Must not deadlock on a lock a parent thread held. */
+			surand_bytes(w, 16);
+			_exit(write(p[1], w, 16) == 16 ? 0 : 3);
+		}
+		C_ASSERT(waitpid(pid, &status, 0) == pid);
+		C_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		C_ASSERT(read(p[0], v[i], 16) == 16);
+	}
+	__atomic_store_n(&busy_stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	C_ASSERT(memcmp(v[0], v[1], 16) && memcmp(v[1], v[2], 16) && memcmp(v[0], v[2], 16));
+}
+
+/* ---- signal reentrancy ----------------------------------------------------- */
+
+#define SIG_MAX 256
+static uint8_t sig_out[SIG_MAX][16];
+static volatile int sig_n;
+
+static void on_alarm(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (sig_n < SIG_MAX) {
+		surand_bytes(sig_out[sig_n], 16);
+		sig_n++;
+	}
+	errno = e;
+}
+
+static void body_signal(void)
+{
+	static uint8_t main_out[4096][16];
+	struct sigaction sa;
+	struct itimerval it;
+	uint8_t buf[200];
+	size_t i, nm = 0;
+	struct timespec t0, t1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	C_ASSERT(sigaction(SIGALRM, &sa, NULL) == 0);
+	memset(&it, 0, sizeof(it));
+	it.it_interval.tv_usec = 300;
+	it.it_value.tv_usec = 300;
+	C_ASSERT(setitimer(ITIMER_REAL, &it, NULL) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0;; i++) {
+		surand_bytes(buf, 1 + i % sizeof(buf));
+		if (i % 16 == 0 && nm < 4096)
+			surand_bytes(main_out[nm++], 16);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (sig_n >= 64 || t1.tv_sec - t0.tv_sec > 5)
+			break;
+	}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	C_ASSERT_MSG(sig_n >= 20, "only %d handler calls ran", sig_n);
+	for (i = 0; i < (size_t)sig_n && nm < 4096; i++)
+		memcpy(main_out[nm++], sig_out[i], 16);
+	C_ASSERT_MSG(all_distinct16(main_out, nm), "a handler repeated bytes of a call it interrupted");
+}
+
+/* ---- statistical sanity ---------------------------------------------------- */
+
+/*
+ * Byte frequencies of 1,000,000 bytes (calls of 1..97 bytes, so every
+ * path of every design is used), chi-square with 255 degrees of freedom.
+ * Accepted: 160 < chi2 < 380.  For uniform bytes P(chi2 <= 160) ~ 6e-7 and
+ * P(chi2 >= 380) ~ 6e-7 (Wilson-Hilferty), so a correct backend fails this
+ * about once in 800,000 runs; a stuck byte, a repeated block or a biased
+ * construction moves chi2 far outside.
+ */
+#define CHI_BYTES 1000000
+#define CHI_LO 160.0
+#define CHI_HI 380.0
+
+static void body_chi2(void)
+{
+	static uint8_t b[CHI_BYTES];
+	uint64_t cnt[256] = { 0 };
+	size_t off = 0, n, i = 0;
+	double chi = 0, e = CHI_BYTES / 256.0;
+
+	while (off < CHI_BYTES) {
+		n = 1 + (i++ % 97);
+		if (n > CHI_BYTES - off)
+			n = CHI_BYTES - off;
+		surand_bytes(b + off, n);
+		off += n;
+	}
+	for (i = 0; i < CHI_BYTES; i++)
+		cnt[b[i]]++;
+	for (i = 0; i < 256; i++)
+		chi += ((double)cnt[i] - e) * ((double)cnt[i] - e) / e;
+	C_ASSERT_MSG(chi > CHI_LO && chi < CHI_HI, "chi-square %.1f outside (%.0f, %.0f)", chi,
+		     CHI_LO, CHI_HI);
+}
+
+/* ---- bad input ------------------------------------------------------------- */
+
+static void body_badinput(void)
+{
+	uint8_t b[300];
+	struct surand_stats st;
+	uint64_t u;
+	double d;
+	int i;
+
+	errno = 0;
+	C_ASSERT(surand_getrandom(b, 16, 0x8) == -1 && errno == EINVAL);
+	errno = 0;
+	C_ASSERT(surand_getrandom(b, 16, SURAND_GRND_INSECURE | SURAND_GRND_RANDOM) == -1 &&
+		 errno == EINVAL);
+	errno = 0;
+	C_ASSERT(surand_getrandom(NULL, 16, 0) == -1 && errno == EFAULT);
+	C_ASSERT(surand_getrandom(NULL, 0, 0) == 0);
+	C_ASSERT(surand_getrandom(b, 0, 0) == 0);
+	C_ASSERT(surand_getrandom(b, 16, 0) == 16);
+	C_ASSERT(surand_getrandom(b, 16, SURAND_GRND_NONBLOCK) == 16);
+	C_ASSERT(surand_getrandom(b, 16, SURAND_GRND_RANDOM) == 16);
+	C_ASSERT(surand_getrandom(b, 16, SURAND_GRND_INSECURE) == 16);
+	C_ASSERT(surand_getrandom(b, sizeof(b), 0) == (ssize_t)sizeof(b));
+	errno = 0;
+	C_ASSERT(surand_getentropy(b, 257) == -1 && errno == EIO);
+	errno = 0;
+	C_ASSERT(surand_getentropy(NULL, 16) == -1 && errno == EFAULT);
+	C_ASSERT(surand_getentropy(b, 256) == 0);
+	C_ASSERT(surand_getentropy(b, 0) == 0);
+	C_ASSERT(surand_uniform(0) == 0 && surand_uniform(1) == 0);
+	for (i = 0; i < 1000; i++) {
+		u = surand_uniform(7);
+		C_ASSERT(u < 7);
+		d = surand_double();
+		C_ASSERT(d >= 0.0 && d < 1.0);
+	}
+	(void)surand_u32();
+	(void)surand_u64();
+	/* The backend is fixed now. */
+	errno = 0;
+	C_ASSERT(surand_set_backend("no-such-design") == -1 && errno == EINVAL);
+	errno = 0;
+	C_ASSERT(surand_set_backend(NULL) == -1 && errno == EINVAL);
+	C_ASSERT(surand_set_backend(cur_backend) == 0);
+	errno = 0;
+	C_ASSERT(surand_set_backend(strcmp(cur_backend, "thread") ? "thread" : "legacy") == -1 &&
+		 errno == EBUSY);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_MSG(strcmp(st.backend, cur_backend) == 0, "stats name %s", st.backend);
+	errno = 0;
+	C_ASSERT(surand_stats(NULL, sizeof(st)) == -1 && errno == EINVAL);
+	C_ASSERT(surand_stats(&st, 4) == -1);
+	C_ASSERT(surand_reseed() == 0);
+	surand_bytes(b, 16);
+}
+
+/* ==== 4. properties of the declared flags =================================== */
+
+static void test_flags(void)
+{
+	const struct surand_backend *be = cur_be();
+	const unsigned known = SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_BACKTRACK_RESEED |
+			       SURAND_BP_LOCK_FAST_PATH | SURAND_BP_PER_CPU | SURAND_BP_PER_THREAD |
+			       SURAND_BP_SHARED_POOL | SURAND_BP_SHARED_WRITES;
+	unsigned bt;
+
+	T_ASSERT(be != NULL);
+	T_ASSERT_MSG((be->props & ~known) == 0, "unknown property bits %#x", be->props & ~known);
+	bt = be->props & (SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_BACKTRACK_RESEED);
+	/* Exactly one granularity of backtracking protection is claimed. */
+	T_ASSERT_MSG(bt == SURAND_BP_BACKTRACK_PER_CALL || bt == SURAND_BP_BACKTRACK_RESEED,
+		     "props %#x must name one backtracking granularity", be->props);
+	T_ASSERT(be->fill != NULL && be->name && be->summary && *be->summary);
+}
+
+/*
+ * Salt of the last extraction, where the design salts its hash (salted);
+ * zeros (the plain IV) otherwise.
+ */
+static void last_iv(uint32_t iv[5])
+{
+	uint32_t salt[5] = { 0 };
+	int i;
+
+	for (i = 0; i < 5; i++)
+		iv[i] = ref_sha1_iv[i] ^ salt[i];
+}
+
+/*
+ * 1 when the state in s regenerates out: for a pool, hashing it (from the
+ * IV the last call used) and folding gives out; for a ChaCha20 state, out
+ * occurs in the first blocks of its key under its nonce (or a one-use
+ * nonce); for either, out occurs in the state's raw bytes.
+ */
+static int snapshot_regenerates(const struct surand_test_snapshot *s, const uint8_t *out, size_t n,
+				const uint32_t iv[5])
+{
+	static const uint64_t nonces[] = { 0, 0x7463657269642d75ull /* common.c "u-direct" */ };
+	uint64_t hi;
+	size_t i;
+
+	if (memmem(s->pool, sizeof(s->pool), out, n) || memmem(s->key, sizeof(s->key), out, n) ||
+	    (s->extra_len && memmem(s->extra, s->extra_len, out, n)))
+		return 1;
+	if (s->kind == SURAND_TEST_SNAP_POOL) {
+		struct ref_pool p;
+		uint32_t h[5];
+		uint8_t f[10];
+
+		ref_from_snapshot(&p, s);
+		ref_hash(&p, iv, h);
+		ref_fold(h, f);
+		return memcmp(f, out, n < 10 ? n : 10) == 0;
+	}
+	if (s->kind == SURAND_TEST_SNAP_CHACHA) {
+		hi = s->counter + 8;
+		if (chacha_contains(s->key, s->nonce, s->counter > 8 ? s->counter - 8 : 0, hi, out, n))
+			return 1;
+		for (i = 0; i < sizeof(nonces) / sizeof(nonces[0]); i++)
+			if (chacha_contains(s->key, nonces[i], 0, 8, out, n))
+				return 1;
+	}
+	return 0;
+}
+
+/* thread has no snapshot hook of this file's kind: its slot is copied raw. */
+static int thread_regenerates(const uint8_t *out, size_t n)
+{
+	size_t sz = 0;
+	uint8_t *slot = surand_test_thread_slot(&sz), copy[2048];
+	uint32_t key[8];
+
+	C_ASSERT(slot != NULL && sz <= sizeof(copy));
+	memcpy(copy, slot, sz);
+	if (memmem(copy, sz, out, n))
+		return 1;
+	C_ASSERT(surand_test_thread_key(key) == 0);
+	return chacha_contains(key, 0, 0, 32, out, n);
+}
+
+static void body_backtrack_per_call(void)
+{
+	struct surand_test_snapshot s;
+	uint8_t out[16], warm[64];
+	uint32_t iv[5];
+	int i;
+
+	surand_test_cpu_override(0); /* the per-CPU / per-node state stays the same */
+	surand_bytes(warm, sizeof(warm));
+	for (i = 0; i < 20; i++) {
+		/* 10 bytes: one pool extraction; 16: one ChaCha20 block part. */
+		size_t n = i % 2 ? 10 : 16;
+
+		surand_bytes(out, n);
+		if (strcmp(cur_backend, "thread") == 0) {
+			C_ASSERT_MSG(!thread_regenerates(out, n), "the thread slot regenerates a call's output");
+			continue;
+		}
+		C_ASSERT_MSG(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) == 0, "no snapshot hook");
+		last_iv(iv);
+		C_ASSERT_MSG(!snapshot_regenerates(&s, out, n, iv),
+			     "the state after call %d regenerates its output", i);
+	}
+}
+
+static void body_backtrack_reseed(void)
+{
+	struct surand_test_snapshot s;
+	uint8_t out1[16], out2[16];
+	uint32_t iv1[5];
+
+	surand_test_cpu_override(0);
+	surand_bytes(out2, 16);
+	surand_bytes(out1, 10);
+	last_iv(iv1);
+	C_ASSERT(surand_reseed() == 0);
+	/* A design that re-keys lazily does so at the next call. */
+	surand_bytes(out2, 16);
+	C_ASSERT_MSG(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) == 0, "no snapshot hook");
+	C_ASSERT_MSG(!snapshot_regenerates(&s, out1, 10, iv1),
+		     "the state after a reseed regenerates output from before it");
+}
+
+/* ==== 5. the 2015 pool code and the legacy design =========================== */
+
+static void test_twist_table(void)
+{
+	/* The kernel's literal table (random.c), against the derivation. */
+	static const uint32_t kernel[8] = { 0x00000000, 0x3b6e20c8, 0x76dc4190, 0x4db26158,
+					    0xedb88320, 0xd6d6a3e8, 0x9b64c2b0, 0xa00ae278 };
+	int i;
+
+	for (i = 0; i < 8; i++)
+		T_ASSERT_MSG(ref_twist[i] == kernel[i], "twist[%d] %08x", i, ref_twist[i]);
+}
+
+/* surand_p15_* against the reference: random states, inputs with high bytes. */
+static void test_pool2015_reference(void)
+{
+	struct surand_p15 *p = calloc(1, sizeof(*p));
+	struct ref_pool r;
+	uint64_t seed = 2015;
+	uint8_t in[300], out[10], rout[10];
+	unsigned sizes[2] = { 32, 128 }, k, round, len, i;
+
+	T_ASSERT(p != NULL);
+	for (k = 0; k < 2; k++) {
+		memset(&r, 0, sizeof(r));
+		memset(p, 0, sizeof(*p));
+		r.n = sizes[k];
+		t_randbytes(&seed, r.w, r.n * 4);
+		memcpy(p->words, r.w, r.n * 4);
+		p->valid = 1;
+		for (round = 0; round < 200; round++) {
+			len = (unsigned)(t_rand64(&seed) % sizeof(in));
+			t_randbytes(&seed, in, len);
+			surand_p15_mix(p, r.n, in, len);
+			ref_mix(&r, in, len);
+			T_ASSERT_MSG(p->add_ptr == r.add_ptr && p->input_rotate == r.rot,
+				     "%u words: pointers differ after %u bytes", r.n, len);
+			T_ASSERT_MEM_EQ(p->words, r.w, r.n * 4);
+			T_ASSERT(surand_p15_extract(p, r.n, out) == 0);
+			ref_extract(&r, rout);
+			T_ASSERT_MEM_EQ(out, rout, 10);
+			T_ASSERT_MEM_EQ(p->words, r.w, r.n * 4);
+		}
+		for (i = 0; i < r.n; i++)
+			T_ASSERT(p->writes[i] > 0);
+	}
+	/* An unseeded pool (valid 0: fork child, dropped page) never extracts. */
+	p->valid = 0;
+	memset(out, 0x77, sizeof(out));
+	T_ASSERT(surand_p15_extract(p, 32, out) == -1);
+	free(p);
+}
+
+/* legacy: the extraction equals the reference from the pool before it. */
+static void body_legacy_reference(void)
+{
+	struct surand_test_snapshot s0, s1;
+	struct ref_pool r;
+	uint8_t warm[1], out[25], ref[30];
+	int i;
+
+	surand_bytes(warm, 1); /* the first read pulls from the input pool */
+	C_ASSERT(surand_test_snapshot(0, &s0) == 0);
+	C_ASSERT(s0.kind == SURAND_TEST_SNAP_POOL && s0.nwords == 32);
+	surand_bytes(out, sizeof(out)); /* three extractions, the last one cut */
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	ref_from_snapshot(&r, &s0);
+	for (i = 0; i < 3; i++)
+		ref_extract(&r, ref + 10 * i);
+	C_ASSERT_MSG(memcmp(out, ref, sizeof(out)) == 0, "output differs from the 2015 reference");
+	C_ASSERT_MSG(memcmp(r.w, s1.pool, 32 * 4) == 0 && r.add_ptr == s1.add_ptr &&
+			     r.rot == s1.input_rotate,
+		     "the pool after the read differs from the reference's mixback");
+	C_ASSERT_MSG(memcmp(s0.pool, s1.pool, 32 * 4) != 0, "the read did not change the pool");
+	/* The reference has teeth: the pool before the read regenerates it. */
+	ref_from_snapshot(&r, &s0);
+	ref_extract(&r, ref);
+	C_ASSERT(memcmp(ref, out, 10) == 0);
+}
+
+/*
+ * The seeds' warning (001-mail, Spelvin, quoted by Ts'o, lines 10-18): with
+ * per-CPU offsets added to one shared add_ptr, "CPU0 writes 5 words at 0..4,
+ * leaving add_ptr = 5.  Then CPU 1 writes 5 words at 17..21, leaving add_ptr =
+ * 10.  The CPU 0 writes its next word at 10.  Words 5..9 never got mixed."
+ * A model of that scheme, replayed; then the same writes through surand's
+ * mixing, which has one add_ptr and skips nothing.
+ */
+struct offset_model {
+	unsigned add_ptr;  /* shared, counting up as in the mail */
+	unsigned written[32];
+};
+
+static void model_write(struct offset_model *m, unsigned cpu_offset, unsigned nwords)
+{
+	unsigned k;
+
+	for (k = 0; k < nwords; k++)
+		m->written[(m->add_ptr + cpu_offset + k) % 32]++;
+	m->add_ptr += nwords;
+}
+
+static void test_offset_warning(void)
+{
+	struct offset_model m;
+	struct surand_p15 *p = calloc(1, sizeof(*p));
+	uint8_t in[5] = { 1, 2, 3, 4, 5 };
+	unsigned i, ptr;
+
+	memset(&m, 0, sizeof(m));
+	model_write(&m, 0, 5);  /* CPU 0: words 0..4 */
+	model_write(&m, 12, 5); /* CPU 1, offset 12: words 17..21 */
+	model_write(&m, 0, 1);  /* CPU 0 again: word 10 */
+	for (i = 5; i <= 9; i++)
+		T_ASSERT_MSG(m.written[i] == 0, "model: word %u was mixed", i);
+	T_ASSERT(m.written[10] == 1 && m.written[17] == 1 && m.written[0] == 1);
+	/* surand: the same three writes through the one mixing function. */
+	T_ASSERT(p != NULL);
+	p->valid = 1;
+	surand_p15_mix(p, 32, in, 5);
+	surand_p15_mix(p, 32, in, 5);
+	surand_p15_mix(p, 32, in, 1);
+	/* Eleven consecutive words, counting down from 31, each once. */
+	for (i = 0, ptr = 31; i < 11; i++, ptr--)
+		T_ASSERT_MSG(p->writes[ptr] == 1, "word %u written %llu times", ptr,
+			     (unsigned long long)p->writes[ptr]);
+	for (i = 0; i <= 20; i++)
+		T_ASSERT(p->writes[i] == 0);
+	free(p);
+}
+
+/* Every pool design: under 8 threads, the mixing reaches every word evenly. */
+static void body_pool_no_skip(void)
+{
+	uint64_t w[32], lo = ~0ull, hi = 0, sum = 0;
+	int i;
+
+	surand_test_cpu_override(0);
+	body_threads(); /* 8 threads, 2048+ calls */
+	C_ASSERT_MSG(surand_test_pool_writes(0, w, 32) == 0, "no pool-writes hook");
+	for (i = 0; i < 32; i++) {
+		lo = w[i] < lo ? w[i] : lo;
+		hi = w[i] > hi ? w[i] : hi;
+		sum += w[i];
+	}
+	C_ASSERT(sum > 1000);
+	/* One pointer, one word per byte: round-robin, no word skipped. */
+	C_ASSERT_MSG(hi - lo <= 1, "pool words mixed unevenly: %llu..%llu times",
+		     (unsigned long long)lo, (unsigned long long)hi);
+}
+
+/* legacy-spin really spins: its lock is the spin kind; legacy's the futex kind. */
+static void body_legacy_lock_kind(void)
+{
+	struct surand_stats st;
+	uint8_t b[16];
+
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT(st.backend_counters[0] >= 2); /* two extractions at least */
+	C_ASSERT(st.backend_counters[1] >= 1); /* one pull from the input pool */
+	C_ASSERT(st.backend_counters[3] >= 1);
+}
+
+/* ==== 6. main =============================================================== */
+
+struct bcase {
+	const char *name;
+	void (*body)(void);
+	void (*setup)(void);
+	unsigned need_props; /* run only where all these flags are declared */
+	const char *only;    /* run only for these backends (comma list), NULL: all */
+};
+
+static const struct bcase contract[] = {
+	{ "lengths", body_lengths, NULL, 0, NULL },
+	{ "threads", body_threads, NULL, 0, NULL },
+	{ "fork", body_fork, NULL, 0, NULL },
+	{ "fork_wipeonfork", body_fork, setup_wipeonfork, 0, NULL },
+	{ "fork_nowipe", body_fork, setup_nowipe, 0, NULL },
+	{ "fork_busy", body_fork_busy, NULL, 0, NULL },
+	{ "signal", body_signal, NULL, 0, NULL },
+	{ "chi2", body_chi2, NULL, 0, NULL },
+	{ "badinput", body_badinput, NULL, 0, NULL },
+	{ "backtrack_per_call", body_backtrack_per_call, NULL, SURAND_BP_BACKTRACK_PER_CALL, NULL },
+	{ "backtrack_reseed", body_backtrack_reseed, NULL, SURAND_BP_BACKTRACK_RESEED, NULL },
+	{ "pool_no_skip", body_pool_no_skip, NULL, SURAND_BP_SHARED_POOL, NULL },
+	{ "legacy_reference", body_legacy_reference, NULL, 0, "legacy,legacy-spin" },
+	{ "legacy_counters", body_legacy_lock_kind, NULL, 0, "legacy,legacy-spin" },
+};
+
+static const struct bcase *cur_case;
+
+static void run_cur_case(void)
+{
+	run_child_env(cur_case->setup, cur_case->body, CHILD_TIMEOUT_S);
+}
+
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while ((p = strstr(p, name)) != NULL) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* Unknown SURAND_BACKEND: one line naming the valid ones, and the default. */
+static int stderr_rd = -1; /* in the child: the read end of its stderr */
+
+static void setup_bogus_env(void)
+{
+	int p[2];
+
+	setenv("SURAND_BACKEND", "no-such-design", 1);
+	surand_test_config_reload();
+	if (pipe(p) == 0) {
+		dup2(p[1], STDERR_FILENO);
+		close(p[1]);
+		fcntl(p[0], F_SETFL, O_NONBLOCK);
+		stderr_rd = p[0];
+	}
+}
+
+static void body_bogus_env(void)
+{
+	struct surand_stats st;
+	char line[512] = "";
+	uint8_t b[8];
+	ssize_t n;
+
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_MSG(strcmp(st.backend, "thread") == 0, "bogus name selected %s", st.backend);
+	C_ASSERT(stderr_rd >= 0);
+	n = read(stderr_rd, line, sizeof(line) - 1);
+	C_ASSERT(n > 0);
+	line[n] = '\0';
+	C_ASSERT_MSG(strstr(line, "no-such-design") && strstr(line, "legacy") &&
+			     strchr(line, '\n') == line + n - 1,
+		     "warning: %s", line);
+}
+
+static void test_bogus_env(void)
+{
+	/* The environment alone chooses: the child selects nothing itself. */
+	cur_backend = NULL;
+	run_child_env(setup_bogus_env, body_bogus_env, CHILD_TIMEOUT_S);
+}
+
+static void setup_env_spin(void)
+{
+	setenv("SURAND_BACKEND", "legacy-spin", 1);
+	surand_test_config_reload();
+}
+
+static void body_env_spin(void)
+{
+	struct surand_stats st;
+	uint8_t b[8];
+
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_MSG(strcmp(st.backend, "legacy-spin") == 0, "env selected %s", st.backend);
+}
+
+static void test_env_select(void)
+{
+	cur_backend = NULL;
+	run_child_env(setup_env_spin, body_env_spin, CHILD_TIMEOUT_S);
+}
+
+int main(int argc, char **argv)
+{
+	static char names[512], cname[96];
+	const char *only = getenv("T_BACKEND");
+	char *save = NULL, *tok;
+	size_t i;
+
+	t_init(argc, argv);
+	ref_init_twist();
+	T_RUN(test_twist_table);
+	T_RUN(test_pool2015_reference);
+	T_RUN(test_offset_warning);
+	T_RUN(test_bogus_env);
+	T_RUN(test_env_select);
+	snprintf(names, sizeof(names), "%s", surand_backend_names());
+	for (tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct surand_backend *be = surand_backend_find(tok);
+
+		if (only && !in_list(only, tok))
+			continue;
+		cur_backend = tok;
+		snprintf(cname, sizeof(cname), "flags_%s", tok);
+		t_run_case(cname, test_flags);
+		for (i = 0; i < sizeof(contract) / sizeof(contract[0]); i++) {
+			cur_case = &contract[i];
+			if ((be->props & cur_case->need_props) != cur_case->need_props)
+				continue;
+			if (cur_case->only && !in_list(cur_case->only, tok))
+				continue;
+			snprintf(cname, sizeof(cname), "%s_%s", cur_case->name, tok);
+			t_run_case(cname, run_cur_case);
+		}
+	}
+	return t_done();
+}

@@ -1,0 +1,235 @@
+/*
+ * test_bench.c - the benchmark's measuring loop and its vDSO lookup
+ * (tools/bench_engine.c, tools/bench_vdso.c, compiled into this test).
+ *
+ * The loop must count every thread's measured calls exactly, catch a source
+ * that does not write its buffer, count failing calls, refuse a cell whose
+ * threads cannot set up, and give sane percentiles; the two ways of finding
+ * the vDSO getrandom must agree.
+ * SPDX-License-Identifier: MIT
+ */
+#include "harness.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../tools/bench_engine.c"
+#include "../tools/bench_vdso.c"
+
+/* ---- fake sources ----------------------------------------------------------- */
+static __thread uint64_t fills_this_thread;
+static uint64_t fake_seed_counter;
+
+struct fake_ctx {
+	uint64_t rng;
+};
+
+static void *fake_init(size_t max_len)
+{
+	struct fake_ctx *c = malloc(sizeof(*c));
+	(void)max_len;
+	if (c)
+		c->rng = __atomic_add_fetch(&fake_seed_counter, 0x9e3779b97f4a7c15ull,
+					    __ATOMIC_RELAXED);
+	return c;
+}
+
+static void fake_fini(void *ctx)
+{
+	free(ctx);
+}
+
+static int fake_fill(void *ctx, void *buf, size_t len)
+{
+	struct fake_ctx *c = ctx;
+	fills_this_thread++;
+	t_randbytes(&c->rng, buf, len);
+	return 0;
+}
+
+static int lazy_fill(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+	(void)buf;
+	(void)len;
+	fills_this_thread++;
+	return 0; /* claims success, writes nothing */
+}
+
+static int flaky_fill(void *ctx, void *buf, size_t len)
+{
+	struct fake_ctx *c = ctx;
+	t_randbytes(&c->rng, buf, len);
+	return (++fills_this_thread % 3) == 0 ? -1 : 0;
+}
+
+static void *failing_init(size_t max_len)
+{
+	(void)max_len;
+	return NULL;
+}
+
+static const struct bench_source fake = {"fake", BENCH_KIND_SYSTEM, NULL, fake_init, fake_fill,
+					  fake_fini};
+static const struct bench_source lazy = {"lazy", BENCH_KIND_SYSTEM, NULL, fake_init, lazy_fill,
+					  fake_fini};
+static const struct bench_source flaky = {"flaky", BENCH_KIND_SYSTEM, NULL, fake_init,
+					   flaky_fill, fake_fini};
+static const struct bench_source broken = {"broken", BENCH_KIND_SYSTEM, NULL, failing_init,
+					    fake_fill, fake_fini};
+
+/* hooks: each worker's own fill count as it enters and leaves the window */
+#define NT 6
+static uint64_t begin_fills[NT], end_fills[NT];
+static int hook_calls;
+
+static void h_begin(void *arg, unsigned t)
+{
+	(void)arg;
+	begin_fills[t] = fills_this_thread;
+	__atomic_add_fetch(&hook_calls, 1, __ATOMIC_RELAXED);
+}
+
+static void h_end(void *arg, unsigned t)
+{
+	(void)arg;
+	end_fills[t] = fills_this_thread;
+	__atomic_add_fetch(&hook_calls, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- cases ---------------------------------------------------------------------- */
+
+static void counts_every_thread_exactly(void)
+{
+	struct bench_hooks hooks = {h_begin, h_end, NULL};
+	struct bench_result r;
+	uint64_t sum = 0;
+
+	memset(begin_fills, 0, sizeof(begin_fills));
+	memset(end_fills, 0, sizeof(end_fills));
+	hook_calls = 0;
+	T_ASSERT(bench_run_cell(&fake, 48, NT, 0.1, 0.03, &hooks, &r) == 0);
+	/*
+	 * A worker enters and leaves the window once (two hook calls) unless
+	 * the scheduler kept it off the CPU for the whole window (possible on
+	 * 2 loaded cores, under TSan): then it made no measured call and the
+	 * engine must count none for it either.  The sum must match exactly.
+	 */
+	T_ASSERT(hook_calls % 2 == 0 && hook_calls >= 2 && hook_calls <= 2 * NT);
+	for (int t = 0; t < NT; t++) {
+		T_ASSERT(end_fills[t] >= begin_fills[t]);
+		sum += end_fills[t] - begin_fills[t];
+	}
+	T_ASSERT_EQ_U64(r.calls, sum);
+	T_ASSERT_EQ_U64(r.bytes, sum * 48);
+	T_ASSERT_EQ_U64(r.errors, 0);
+	T_ASSERT(r.check_ok);
+	T_ASSERT(r.threads_started == NT);
+	T_ASSERT_MSG(r.seconds >= 0.1 && r.seconds < 5.0, "window %.3f s", r.seconds);
+	T_ASSERT(fabs(r.calls_per_s - (double)r.calls / r.seconds) < 1e-6 * r.calls_per_s);
+	T_ASSERT(fabs(r.ns_per_call_thread - NT * r.seconds * 1e9 / (double)r.calls) <
+		 1e-6 * r.ns_per_call_thread);
+	T_ASSERT(r.samples > 0 && r.sample_every >= 1);
+	T_ASSERT(r.p50_ns <= r.p99_ns && r.p99_ns <= r.p999_ns);
+}
+
+static void flags_unwritten_buffer(void)
+{
+	struct bench_result r;
+	T_ASSERT(bench_run_cell(&lazy, 16, 2, 0.03, 0.01, NULL, &r) == 0);
+	T_ASSERT(r.calls > 1000);
+	T_ASSERT_MSG(!r.check_ok, "a source that writes nothing passed the buffer check");
+	T_ASSERT_EQ_U64(r.zero_checks, r.calls);
+}
+
+static void counts_failing_calls(void)
+{
+	struct bench_result r;
+	T_ASSERT(bench_run_cell(&flaky, 16, 1, 0.03, 0.01, NULL, &r) == 0);
+	T_ASSERT_MSG(r.errors >= r.calls / 3, "errors %llu of %llu calls",
+		     (unsigned long long)r.errors, (unsigned long long)r.calls);
+}
+
+static void refuses_failed_setup(void)
+{
+	struct bench_result r;
+	T_ASSERT(bench_run_cell(&broken, 16, 3, 0.02, 0.01, NULL, &r) == -1);
+	T_ASSERT(strstr(r.error, "3 of 3 threads") != NULL);
+	T_ASSERT_EQ_U64(r.calls, 0);
+}
+
+static void histogram_percentiles(void)
+{
+	uint64_t hist[BENCH_HIST_BUCKETS];
+	memset(hist, 0, sizeof(hist));
+	/* values 1..10000 ns once each: p50 5000, p99 9900, p99.9 9990 */
+	for (uint64_t v = 1; v <= 10000; v++)
+		hist[hist_bucket(v)]++;
+	double p50 = bench_hist_percentile(hist, 10000, 0.5);
+	double p99 = bench_hist_percentile(hist, 10000, 0.99);
+	double p999 = bench_hist_percentile(hist, 10000, 0.999);
+	T_ASSERT_MSG(fabs(p50 - 5000) / 5000 < 0.07, "p50 %.0f", p50);
+	T_ASSERT_MSG(fabs(p99 - 9900) / 9900 < 0.07, "p99 %.0f", p99);
+	T_ASSERT_MSG(fabs(p999 - 9990) / 9990 < 0.07, "p99.9 %.0f", p999);
+	/* small values are exact */
+	memset(hist, 0, sizeof(hist));
+	hist[hist_bucket(7)] = 99;
+	hist[hist_bucket(20)] = 1;
+	T_ASSERT(bench_hist_percentile(hist, 100, 0.5) == 7.0);
+	T_ASSERT(bench_hist_percentile(hist, 100, 0.999) == 20.0);
+	T_ASSERT(isnan(bench_hist_percentile(hist, 0, 0.5)));
+	/* huge values land in the last bucket, not past it */
+	T_ASSERT(hist_bucket(UINT64_MAX) == BENCH_HIST_BUCKETS - 1);
+}
+
+static void sampling_period_budget(void)
+{
+	/* 3 ns calls with a 30 ns clock pair: >= 1000 calls per timing */
+	T_ASSERT(choose_period(30.0, 3) >= 1000);
+	/* 100 us calls: every call */
+	T_ASSERT(choose_period(30.0, 100000) == 1);
+	T_ASSERT(choose_period(30.0, UINT64_MAX) == 64);
+	double t = bench_timer_overhead_ns();
+	T_ASSERT_MSG(t >= 0 && t < 10000, "clock pair %.0f ns", t);
+}
+
+static void vdso_lookups_agree(void)
+{
+	void *a = bench_vdso_lookup_dlvsym(), *b = bench_vdso_lookup_auxv();
+	struct bench_vdso v;
+	char why[256];
+
+	if (!a && !b) {
+		t_skip("this kernel has no vDSO getrandom (Linux 6.11+)", NULL);
+		return;
+	}
+	T_ASSERT_MSG(a == b, "dlvsym %p, auxv walk %p", a, b);
+	T_ASSERT(bench_vdso_find(&v, why, sizeof(why)) == 0);
+	T_ASSERT(v.state_size > 0 && v.state_size <= 4096);
+	void *st = mmap(NULL, 4096, (int)v.mmap_prot, (int)v.mmap_flags, -1, 0);
+	T_ASSERT(st != MAP_FAILED);
+	uint8_t out1[64], out2[64];
+	memset(out1, 0, sizeof(out1));
+	memset(out2, 0, sizeof(out2));
+	T_ASSERT(v.fn(out1, sizeof(out1), 0, st, v.state_size) == (ssize_t)sizeof(out1));
+	T_ASSERT(v.fn(out2, sizeof(out2), 0, st, v.state_size) == (ssize_t)sizeof(out2));
+	munmap(st, 4096);
+	T_ASSERT(memcmp(out1, out2, sizeof(out1)) != 0);
+}
+
+int main(int argc, char **argv)
+{
+	t_init(argc, argv);
+	T_RUN(counts_every_thread_exactly);
+	T_RUN(flags_unwritten_buffer);
+	T_RUN(counts_failing_calls);
+	T_RUN(refuses_failed_setup);
+	T_RUN(histogram_percentiles);
+	T_RUN(sampling_period_budget);
+	T_RUN(vdso_lookups_agree);
+	return t_done();
+}

@@ -1,0 +1,1205 @@
+/*
+ * test_entropy.c - the input side: entropy pool, fast pools, health tests,
+ * sources, catastrophic reseeds (src/entropy/, docs/entropy.md).
+ * SPDX-License-Identifier: MIT
+ */
+#include "harness.h"
+#include "surand.h"
+#include "internal.h"
+#include "entropy/entropy.h"
+#include "test_hooks.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t rng = 0x243f6a8885a308d3ull; /* fixed seed: reproducible cases */
+
+static struct surand_stats stats(void)
+{
+	struct surand_stats s;
+
+	memset(&s, 0, sizeof(s));
+	surand_stats(&s, sizeof(s));
+	return s;
+}
+
+static struct surand_entropy_source_stats src_stats(int src)
+{
+	struct surand_entropy_source_stats s;
+
+	surand_entropy_source_stats((enum surand_entropy_source)src, &s);
+	return s;
+}
+
+/* Sampled sources off, so the pool's credit changes only where a case says. */
+static void quiet_sources(void)
+{
+	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
+	surand_test_entropy_source_set(SURAND_ES_JITTER, 0);
+}
+
+static void all_sources_back(void)
+{
+	int i;
+
+	for (i = 0; i < SURAND_ES_COUNT; i++)
+		surand_test_entropy_source_set(i, 1);
+}
+
+/* A scheduled (timer) reseed now: the clock jumps past the reseed ceiling and
+ * a large request makes this thread's slot check the schedule. */
+static int timer_reseed(void)
+{
+	static uint8_t big[1024];
+	struct surand_stats s0 = stats();
+
+	surand_test_clock_advance(301ull * 1000000000ull);
+	surand_bytes(big, sizeof(big));
+	return stats().reseeds_timer > s0.reseeds_timer ? 0 : -1;
+}
+
+/* Empties the pool's credit (an extraction restarts it at 0). */
+static int drain_credit(void)
+{
+	uint8_t x[32];
+
+	return surand_pool_extract(x, sizeof(x));
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Runs fn in a child with stderr sent to a pipe; returns what it wrote. */
+static int capture_stderr(void (*fn)(void), char *out, size_t cap)
+{
+	int p[2], saved;
+	ssize_t n;
+	size_t got = 0;
+
+	if (pipe(p) != 0)
+		return -1;
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(p[1], STDERR_FILENO);
+	close(p[1]);
+	fn();
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	while (got + 1 < cap && (n = read(p[0], out + got, cap - 1 - got)) > 0)
+		got += (size_t)n;
+	out[got] = '\0';
+	close(p[0]);
+	return (int)got;
+}
+
+/* ==== the pool =============================================================== */
+
+static void mix_does_not_credit_and_credit_does_not_mix(void)
+{
+	uint8_t d0[32], d1[32], d2[32], buf[32];
+	unsigned c0;
+
+	quiet_sources();
+	T_ASSERT(drain_credit() == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d0) == 0);
+	c0 = surand_pool_credit_bits();
+	T_ASSERT_EQ_U64(c0, 0);
+	t_randbytes(&rng, buf, sizeof(buf));
+	/* mix: the content changes, the estimate does not */
+	T_ASSERT(surand_pool_mix(buf, sizeof(buf)) == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d1) == 0);
+	T_ASSERT(memcmp(d0, d1, 32) != 0);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), c0);
+	/* the public call with credit 0 is a mix */
+	T_ASSERT(surand_add_entropy(buf, sizeof(buf), 0) == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d2) == 0);
+	T_ASSERT(memcmp(d1, d2, 32) != 0);
+	T_ASSERT_EQ_U64(stats().pool_credit_bits, 0);
+	/* credit: the estimate changes, the content does not */
+	T_ASSERT(surand_pool_credit(17) == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d1) == 0);
+	T_ASSERT_MEM_EQ(d1, d2, 32);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 17);
+	T_ASSERT_EQ_U64(stats().pool_credit_bits, 17);
+	/* the same bytes mixed twice still change the content */
+	T_ASSERT(surand_pool_mix(buf, sizeof(buf)) == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d2) == 0);
+	T_ASSERT(memcmp(d1, d2, 32) != 0);
+	all_sources_back();
+}
+
+static void credit_cap_and_bad_input(void)
+{
+	uint8_t buf[64], d0[32], d1[32];
+	struct surand_stats s0;
+
+	quiet_sources();
+	T_ASSERT(drain_credit() == 0);
+	t_randbytes(&rng, buf, sizeof(buf));
+	s0 = stats();
+	/* 8 bits a byte is allowed; the pool caps at 256 */
+	T_ASSERT(surand_add_entropy(buf, 40, 320) == 0);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), SURAND_POOL_MAX_CREDIT_BITS);
+	T_ASSERT_EQ_U64(stats().entropy_bytes_added, s0.entropy_bytes_added + 40);
+	T_ASSERT(surand_add_entropy(buf, 1, 8) == 0);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), SURAND_POOL_MAX_CREDIT_BITS);
+	T_ASSERT(drain_credit() == 0);
+	T_ASSERT(surand_add_entropy(buf, 2, 5) == 0);
+	T_ASSERT(surand_add_entropy(buf, 2, 16) == 0);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 21);
+
+	/* too much credit: EINVAL, nothing mixed, nothing credited */
+	T_ASSERT(surand_test_entropy_pool_digest(d0) == 0);
+	s0 = stats();
+	errno = 0;
+	T_ASSERT(surand_add_entropy(buf, 4, 33) == -1);
+	T_ASSERT_EQ_U64(errno, EINVAL);
+	errno = 0;
+	T_ASSERT(surand_add_entropy(buf, 0, 1) == -1);
+	T_ASSERT_EQ_U64(errno, EINVAL);
+	errno = 0;
+	T_ASSERT(surand_add_entropy(buf, 1, ~0u) == -1);
+	T_ASSERT_EQ_U64(errno, EINVAL);
+	T_ASSERT(surand_test_entropy_pool_digest(d1) == 0);
+	T_ASSERT_MEM_EQ(d0, d1, 32);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 21);
+	T_ASSERT_EQ_U64(stats().entropy_bytes_added, s0.entropy_bytes_added);
+
+	/* NULL with len > 0: EFAULT (even with a huge length: never read) */
+	errno = 0;
+	T_ASSERT(surand_add_entropy(NULL, 1, 0) == -1);
+	T_ASSERT_EQ_U64(errno, EFAULT);
+	errno = 0;
+	T_ASSERT(surand_add_entropy(NULL, SIZE_MAX, 0) == -1);
+	T_ASSERT_EQ_U64(errno, EFAULT);
+	/* NULL with 0 bytes and no credit: nothing to do */
+	T_ASSERT(surand_add_entropy(NULL, 0, 0) == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d1) == 0);
+	T_ASSERT_MEM_EQ(d0, d1, 32);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 21);
+	all_sources_back();
+}
+
+static void extraction_rekeys_and_never_repeats(void)
+{
+	uint8_t d0[32], d1[32], d2[32], a[64], b[64], big[SURAND_POOL_EXTRACT_MAX];
+	uint64_t n0 = surand_pool_extractions();
+
+	quiet_sources();
+	T_ASSERT(surand_add_entropy("pool", 4, 32) == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d0) == 0);
+	T_ASSERT(surand_pool_extract(a, sizeof(a)) == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d1) == 0);
+	/* the pool changed (re-keyed) and its credit restarted */
+	T_ASSERT(memcmp(d0, d1, 32) != 0);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 0);
+	/* no input in between, still different output and state */
+	T_ASSERT(surand_pool_extract(b, sizeof(b)) == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d2) == 0);
+	T_ASSERT(memcmp(a, b, sizeof(a)) != 0);
+	T_ASSERT(memcmp(a, b, 32) != 0 && memcmp(a + 32, b + 32, 32) != 0);
+	T_ASSERT(memcmp(d1, d2, 32) != 0);
+	/* the output is not the pool's fingerprint */
+	T_ASSERT(memcmp(a, d0, 32) != 0 && memcmp(b, d1, 32) != 0);
+	T_ASSERT_EQ_U64(surand_pool_extractions(), n0 + 2);
+	/* the largest extraction works, a larger one is refused */
+	T_ASSERT(surand_pool_extract(big, sizeof(big)) == 0);
+	T_ASSERT(surand_pool_extract(big, sizeof(big) + 1) == -EINVAL);
+	T_ASSERT(surand_pool_extract(NULL, 1) == -EINVAL);
+	T_ASSERT(surand_pool_extract(NULL, 0) == 0);
+	all_sources_back();
+}
+
+/* ==== catastrophic reseeds ==================================================== */
+
+static void catastrophic_threshold_255_vs_256(void)
+{
+	uint8_t buf[32];
+	struct surand_stats s0, s1;
+	uint8_t out[16];
+
+	quiet_sources();
+	surand_bytes(out, sizeof(out)); /* the generator is set up */
+	T_ASSERT(drain_credit() == 0);
+	t_randbytes(&rng, buf, sizeof(buf));
+	T_ASSERT(surand_add_entropy(buf, sizeof(buf), 255) == 0);
+	s0 = stats();
+	T_ASSERT_EQ_U64(s0.pool_credit_bits, 255);
+	T_ASSERT(surand_reseed() == 0);
+	s1 = stats();
+	/* 255 bits: the pool stays out, its credit stays */
+	T_ASSERT_EQ_U64(surand_test_entropy_last_reseed_pooled(), 0);
+	T_ASSERT_EQ_U64(s1.reseeds_catastrophic, s0.reseeds_catastrophic);
+	T_ASSERT_EQ_U64(s1.pool_credit_bits, 255);
+	T_ASSERT_EQ_U64(s1.reseeds_forced, s0.reseeds_forced + 1);
+	/* one more bit: 256, the pool joins and the credit restarts at 0 */
+	T_ASSERT(surand_add_entropy(buf, 1, 1) == 0);
+	T_ASSERT_EQ_U64(stats().pool_credit_bits, 256);
+	T_ASSERT(surand_reseed() == 0);
+	s1 = stats();
+	T_ASSERT_EQ_U64(surand_test_entropy_last_reseed_pooled(), 1);
+	T_ASSERT_EQ_U64(s1.reseeds_catastrophic, s0.reseeds_catastrophic + 1);
+	T_ASSERT_EQ_U64(s1.pool_credit_bits, 0);
+	/* and the next reseed is a kernel-only one again */
+	T_ASSERT(surand_reseed() == 0);
+	T_ASSERT_EQ_U64(surand_test_entropy_last_reseed_pooled(), 0);
+	T_ASSERT_EQ_U64(stats().reseeds_catastrophic, s0.reseeds_catastrophic + 1);
+	surand_bytes(out, sizeof(out));
+	all_sources_back();
+}
+
+/*
+ * Deterministic mode: kernel bytes are a known function of a seed, so two
+ * fork children that differ only in the pool's content give the same output
+ * exactly when the pool did not join.
+ */
+static int det_child(uint8_t tag, unsigned credit, uint8_t out[32])
+{
+	static const uint8_t seed[32] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	uint8_t content[32];
+	int p[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe(p) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(p[0]);
+		surand_test_INSECURE_deterministic(seed);
+		memset(content, tag, sizeof(content));
+		if (surand_add_entropy(content, sizeof(content), credit) != 0 || surand_reseed() != 0)
+			_exit(2);
+		surand_bytes(content, sizeof(content));
+		if (write(p[1], content, sizeof(content)) != (ssize_t)sizeof(content))
+			_exit(3);
+		_exit(surand_test_entropy_last_reseed_pooled() == (credit >= 256) ? 0 : 4);
+	}
+	close(p[1]);
+	n = read(p[0], out, 32);
+	close(p[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return -1;
+	return n == 32 ? 0 : -1;
+}
+
+static void catastrophic_threshold_deterministic(void)
+{
+	uint8_t a255[32], b255[32], a256[32], b256[32], a256again[32];
+
+	quiet_sources(); /* inherited by the children: no sampled credit */
+	T_ASSERT(det_child(0xaa, 255, a255) == 0);
+	T_ASSERT(det_child(0xbb, 255, b255) == 0);
+	T_ASSERT(det_child(0xaa, 256, a256) == 0);
+	T_ASSERT(det_child(0xbb, 256, b256) == 0);
+	T_ASSERT(det_child(0xaa, 256, a256again) == 0);
+	/* the children are deterministic */
+	T_ASSERT_MEM_EQ(a256, a256again, 32);
+	/* 255 bits: the pool's content does not reach the output */
+	T_ASSERT_MEM_EQ(a255, b255, 32);
+	/* 256 bits: it does */
+	T_ASSERT(memcmp(a256, b256, 32) != 0);
+	T_ASSERT(memcmp(a255, a256, 32) != 0);
+	all_sources_back();
+}
+
+/* ==== fast pools ============================================================== */
+
+static void fastpool_spills_after_64_events(void)
+{
+	unsigned slot = 0, count = 99;
+	uint64_t spills0, i;
+	struct surand_stats s0;
+	struct surand_entropy_source_stats e0, e1;
+
+	quiet_sources();
+	surand_test_fastpool_force_slot((int)slot);
+	surand_add_event(1); /* may spill: the slot may be idle for > 1 s */
+	T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
+	while (count != 0) { /* up to a spill boundary */
+		surand_add_event(t_rand64(&rng));
+		T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
+	}
+	T_ASSERT(drain_credit() == 0);
+	spills0 = surand_fastpool_spills();
+	s0 = stats();
+	e0 = src_stats(SURAND_ES_EVENTS);
+	for (i = 0; i < SURAND_FP_SPILL_EVENTS - 1; i++)
+		surand_add_event(t_rand64(&rng));
+	T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
+	T_ASSERT_EQ_U64(count, 63);
+	T_ASSERT_EQ_U64(surand_fastpool_spills(), spills0);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 0);
+	/* the 64th event spills 128 bits and credits exactly 1 bit */
+	surand_add_event(t_rand64(&rng));
+	T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
+	T_ASSERT_EQ_U64(count, 0);
+	T_ASSERT_EQ_U64(surand_fastpool_spills(), spills0 + 1);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 1);
+	e1 = src_stats(SURAND_ES_EVENTS);
+	T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited + 1);
+	T_ASSERT_EQ_U64(e1.c.bytes, e0.c.bytes + 16);
+	T_ASSERT_EQ_U64(stats().events, s0.events + 64);
+	surand_test_fastpool_force_slot(-1);
+	all_sources_back();
+}
+
+static void fastpool_spills_after_1s(void)
+{
+	unsigned slot = surand_fastpool_nslots() > 1 ? 1 : 0, count = 99;
+	uint64_t spills0;
+
+	quiet_sources();
+	surand_test_fastpool_force_slot((int)slot);
+	surand_add_event(2);
+	T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
+	while (count != 0) {
+		surand_add_event(t_rand64(&rng));
+		T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
+	}
+	spills0 = surand_fastpool_spills();
+	surand_add_event(3);
+	surand_add_event(4);
+	T_ASSERT_EQ_U64(surand_fastpool_spills(), spills0);
+	/* 0.9 s later: still no spill */
+	surand_test_clock_advance(900000000ull);
+	surand_add_event(5);
+	T_ASSERT_EQ_U64(surand_fastpool_spills(), spills0);
+	T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
+	T_ASSERT_EQ_U64(count, 3);
+	/* past 1 s: the next event spills, with 4 events: no credited bit */
+	surand_test_clock_advance(200000000ull);
+	T_ASSERT(drain_credit() == 0);
+	surand_add_event(6);
+	T_ASSERT_EQ_U64(surand_fastpool_spills(), spills0 + 1);
+	T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
+	T_ASSERT_EQ_U64(count, 0);
+	T_ASSERT(surand_pool_credit_bits() <= 1); /* only a carried remainder can make a bit */
+	/* a slot left alone for 1 s is spilled at the next sampling round */
+	surand_add_event(7);
+	surand_test_clock_advance(1000000000ull);
+	surand_fastpool_flush_stale(surand_now_ns());
+	T_ASSERT_EQ_U64(surand_fastpool_spills(), spills0 + 2);
+	surand_test_fastpool_force_slot(-1);
+	all_sources_back();
+}
+
+typedef void (*mix_fn)(uint32_t v[4], uint64_t x);
+
+/*
+ * Avalanche of a mix step: random state and event, one event bit flipped.
+ * mean: flipped state bits per trial over `trials` trials (any input bit);
+ * worst: the largest |P(output bit flips) - 1/2| over all 64 x 128 pairs,
+ * each estimated from `trials` trials.
+ */
+static void avalanche(mix_fn mix, int trials, double *mean, double *worst)
+{
+	static unsigned flips[128];
+	uint64_t total = 0, x;
+	uint32_t a[4], b[4];
+	int t, bit, i, j;
+	double w = 0, p;
+
+	for (t = 0; t < trials; t++) {
+		for (i = 0; i < 4; i++)
+			a[i] = b[i] = (uint32_t)t_rand64(&rng);
+		x = t_rand64(&rng);
+		bit = (int)(t_rand64(&rng) % 64);
+		mix(a, x);
+		mix(b, x ^ (1ull << bit));
+		for (i = 0; i < 4; i++)
+			total += (uint64_t)__builtin_popcount(a[i] ^ b[i]);
+	}
+	*mean = (double)total / trials;
+	for (bit = 0; bit < 64; bit++) {
+		memset(flips, 0, sizeof(flips));
+		for (t = 0; t < trials; t++) {
+			for (i = 0; i < 4; i++)
+				a[i] = b[i] = (uint32_t)t_rand64(&rng);
+			x = t_rand64(&rng);
+			mix(a, x);
+			mix(b, x ^ (1ull << bit));
+			for (i = 0; i < 4; i++)
+				for (j = 0; j < 32; j++)
+					flips[i * 32 + j] += ((a[i] ^ b[i]) >> j) & 1;
+		}
+		for (i = 0; i < 128; i++) {
+			p = (double)flips[i] / trials;
+			if (fabs(p - 0.5) > w)
+				w = fabs(p - 0.5);
+		}
+	}
+	*worst = w;
+}
+
+/*
+ * Tolerances: with 10,000 trials the mean of 128 fair coin flips has a
+ * standard deviation of sqrt(32)/100 = 0.057, so 64 +- 2 is 35 sigma wide: it
+ * only rejects a mix that falls short (a weak mix gives well under 60).  A
+ * single bit's flip rate has a standard deviation of 0.005; over 8192 pairs
+ * the largest deviation of a good mix is about 4.5 sigma = 0.023, so 0.05
+ * (10 sigma) rejects only real bias.
+ */
+#define AVALANCHE_TRIALS 10000
+#define AVALANCHE_MEAN_TOL 2.0
+#define AVALANCHE_SAC_TOL 0.05
+
+static void weak_mix_xor(uint32_t v[4], uint64_t x)
+{
+	v[0] ^= (uint32_t)x;
+	v[1] ^= (uint32_t)(x >> 32);
+}
+
+/* Two rounds only (half the real step): diffusion falls short. */
+static void weak_mix_two_rounds(uint32_t v[4], uint64_t x)
+{
+	int i;
+
+	v[3] ^= (uint32_t)x;
+	v[2] ^= (uint32_t)(x >> 32);
+	for (i = 0; i < 2; i++) {
+		v[0] += v[1];
+		v[1] = surand_rotl32(v[1], 5) ^ v[0];
+		v[0] = surand_rotl32(v[0], 16);
+		v[2] += v[3];
+		v[3] = surand_rotl32(v[3], 8) ^ v[2];
+		v[0] += v[3];
+		v[3] = surand_rotl32(v[3], 7) ^ v[0];
+		v[2] += v[1];
+		v[1] = surand_rotl32(v[1], 13) ^ v[2];
+		v[2] = surand_rotl32(v[2], 16);
+	}
+}
+
+static int cmp_state(const void *a, const void *b)
+{
+	return memcmp(a, b, 16);
+}
+
+static void fastpool_avalanche(void)
+{
+	double mean, worst;
+
+	avalanche(surand_fastpool_mix, AVALANCHE_TRIALS, &mean, &worst);
+	T_ASSERT_MSG(fabs(mean - 64.0) <= AVALANCHE_MEAN_TOL, "mean flipped bits %.3f", mean);
+	T_ASSERT_MSG(worst <= AVALANCHE_SAC_TOL, "worst bit bias %.4f", worst);
+	/* the measure tells a weak mix from a good one */
+	avalanche(weak_mix_xor, 2000, &mean, &worst);
+	T_ASSERT_MSG(fabs(mean - 64.0) > AVALANCHE_MEAN_TOL, "xor-only mean %.3f", mean);
+	avalanche(weak_mix_two_rounds, 2000, &mean, &worst);
+	T_ASSERT_MSG(fabs(mean - 64.0) > AVALANCHE_MEAN_TOL || worst > AVALANCHE_SAC_TOL,
+		     "two-round mean %.3f worst %.4f", mean, worst);
+	/* and the step is a permutation of the state for a fixed event:
+	 * distinct states stay distinct (no collision among 65536) */
+	{
+		static uint32_t v[65536][4];
+		int i;
+
+		for (i = 0; i < 65536; i++) {
+			v[i][0] = (uint32_t)i;
+			v[i][1] = v[i][2] = v[i][3] = 0;
+			surand_fastpool_mix(v[i], 42);
+		}
+		qsort(v, 65536, sizeof(v[0]), cmp_state);
+		for (i = 1; i < 65536; i++)
+			T_ASSERT(memcmp(v[i - 1], v[i], 16) != 0);
+	}
+}
+
+#define EV_THREADS 8
+static uint64_t ev_per_thread(void)
+{
+	return t_quick() ? 20000 : 100000;
+}
+
+static void *event_writer(void *arg)
+{
+	uint64_t i, n = ev_per_thread(), x = (uint64_t)(uintptr_t)arg;
+
+	for (i = 0; i < n; i++)
+		surand_add_event(x * 0x9e3779b97f4a7c15ull + i);
+	return NULL;
+}
+
+static void events_from_8_threads_none_lost(void)
+{
+	pthread_t th[EV_THREADS];
+	struct surand_stats s0, s1;
+	struct surand_entropy_source_stats e0, e1;
+	uint64_t i, spills0;
+
+	quiet_sources();
+	s0 = stats();
+	e0 = src_stats(SURAND_ES_EVENTS);
+	spills0 = surand_fastpool_spills();
+	for (i = 0; i < EV_THREADS; i++)
+		T_ASSERT(pthread_create(&th[i], NULL, event_writer, (void *)(uintptr_t)(i + 1)) == 0);
+	for (i = 0; i < EV_THREADS; i++)
+		pthread_join(th[i], NULL);
+	s1 = stats();
+	e1 = src_stats(SURAND_ES_EVENTS);
+	/* every event reached a slot or the lock-free path */
+	T_ASSERT_EQ_U64(s1.events - s0.events, EV_THREADS * ev_per_thread());
+	T_ASSERT_EQ_U64(e1.c.samples - e0.c.samples, EV_THREADS * ev_per_thread());
+	/* and the credit never exceeds 1 bit per 64 events */
+	T_ASSERT(e1.c.credited - e0.c.credited <= (s1.events - s0.events) / 64);
+	/* events that reached a slot were spilled at least every 64 */
+	T_ASSERT(surand_fastpool_spills() - spills0 + surand_fastpool_nslots() >=
+		 (s1.events - s0.events - (e1.c.overflow - e0.c.overflow)) / SURAND_FP_SPILL_EVENTS);
+	all_sources_back();
+}
+
+/* ==== health tests ============================================================ */
+
+/* Independent of health.c: libm's lgamma/exp, summed from the far tail. */
+static double tail_libm(unsigned n, double p, unsigned k)
+{
+	double s = 0;
+	unsigned j;
+
+	for (j = n + 1; j-- > k;)
+		s += exp(lgamma(n + 1.0) - lgamma(j + 1.0) - lgamma(n - j + 1.0) + j * log(p) +
+			 (n - j) * log1p(-p));
+	return s;
+}
+
+static void health_cutoffs(void)
+{
+	static const unsigned claims[][2] = { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 8, 1 }, { 32, 1 }, { 3, 4 } };
+	const double alpha = ldexp(1.0, -30);
+	unsigned i, c, nist, w = SURAND_HEALTH_APT_WINDOW, k;
+	double h, p;
+
+	for (i = 0; i < sizeof(claims) / sizeof(claims[0]); i++) {
+		h = (double)claims[i][0] / claims[i][1];
+		p = exp2(-h);
+		T_ASSERT(fabs(surand_health_pow2_neg(h) - p) <= 1e-15 * p);
+		/* RCT: 1 + ceil(30 / H) */
+		T_ASSERT_EQ_U64(surand_health_rct_cutoff(claims[i][0], claims[i][1]),
+				1 + (unsigned)ceil(30.0 / h - 1e-12));
+		/* the binomial tails agree with libm's */
+		for (k = 1; k < 40; k += 7)
+			T_ASSERT(fabs(surand_health_binom_tail(w - 1, p, k) - tail_libm(w - 1, p, k)) <=
+				 1e-9 * tail_libm(w - 1, p, k) + 1e-300);
+		/* NIST: 1 + CRITBINOM(W, p, 1 - alpha), i.e. the smallest C with
+		 * P(Bin(W, p) >= C) <= alpha */
+		nist = surand_health_apt_cutoff_nist(claims[i][0], claims[i][1], w);
+		T_ASSERT(tail_libm(w, p, nist) <= alpha);
+		T_ASSERT(tail_libm(w, p, nist - 1) > alpha);
+		/* ours: at least NIST's, and P(alarm) = P(Bin(W-1, p) >= C-1) <= alpha */
+		c = surand_health_apt_cutoff(claims[i][0], claims[i][1], w);
+		T_ASSERT(c >= nist);
+		T_ASSERT_MSG(tail_libm(w - 1, p, c - 1) <= alpha, "H=%g C=%u", h, c);
+		T_ASSERT(c == nist || tail_libm(w - 1, p, c - 2) > alpha);
+	}
+	/* the values docs/entropy.md states for the two claims in use */
+	T_ASSERT_EQ_U64(surand_health_rct_cutoff(1, 1), 31);
+	T_ASSERT_EQ_U64(surand_health_rct_cutoff(32, 1), 2);
+}
+
+static void health_fires_on_stuck_source(void)
+{
+	struct surand_health h;
+	unsigned i;
+	int r = 0;
+
+	surand_health_init(&h, 1, 1);
+	for (i = 1; i <= h.rct_cutoff; i++) {
+		r = surand_health_feed(&h, 1234);
+		if (i < h.rct_cutoff)
+			T_ASSERT_MSG(!(r & SURAND_HEALTH_RCT), "RCT alarm at %u of %u", i, h.rct_cutoff);
+	}
+	T_ASSERT(r & SURAND_HEALTH_RCT); /* exactly at the C-th identical sample */
+	for (; i <= h.apt_window; i++)
+		(void)surand_health_feed(&h, 1234);
+	T_ASSERT(h.apt_alarms == 1); /* once per window */
+	T_ASSERT(h.rct_alarms >= h.apt_window / h.rct_cutoff);
+	/* an RDSEED word claim: the second identical word alarms */
+	surand_health_init(&h, 32, 1);
+	T_ASSERT_EQ_U64(surand_health_feed(&h, 0xffffffffffffffffull), 0);
+	T_ASSERT(surand_health_feed(&h, 0xffffffffffffffffull) & SURAND_HEALTH_RCT);
+}
+
+static void health_fires_on_biased_source(void)
+{
+	struct surand_health h;
+	uint64_t r;
+	unsigned i, run = 0;
+
+	/* one value 3 times in 4, runs capped at 20: the APT fires, the RCT cannot */
+	surand_health_init(&h, 1, 1);
+	for (i = 0; i < 20 * h.apt_window; i++) {
+		r = t_rand64(&rng);
+		if ((r & 3) && run < 20) {
+			run++;
+			(void)surand_health_feed(&h, 7);
+		} else {
+			run = 0;
+			(void)surand_health_feed(&h, 8 + (r >> 2) % 100000);
+		}
+	}
+	T_ASSERT_EQ_U64(h.rct_alarms, 0);
+	/* a window alarms when its first sample is the biased value (3 in 4) */
+	T_ASSERT_MSG(h.apt_alarms >= 5, "APT alarms %llu in 20 windows", (unsigned long long)h.apt_alarms);
+	/* a value with probability 0.6 against an 8-bit claim */
+	surand_health_init(&h, 8, 1);
+	for (i = 0; i < 40 * h.apt_window; i++) {
+		r = t_rand64(&rng);
+		(void)surand_health_feed(&h, (r % 10) < 6 ? 0 : r);
+	}
+	T_ASSERT_MSG(h.apt_alarms >= 10, "APT alarms %llu in 40 windows", (unsigned long long)h.apt_alarms);
+	T_ASSERT(h.rct_alarms > 0);
+}
+
+static void health_quiet_on_healthy_sources(void)
+{
+	struct surand_health h;
+	uint64_t r, n = 1000000, i;
+
+	/* simulated jitter at exactly its claim (H = 1): the likeliest delta has
+	 * probability 1/2, the rest spread as a geometric-like tail */
+	surand_health_init(&h, 1, 1);
+	for (i = 0; i < n; i++) {
+		r = t_rand64(&rng);
+		(void)surand_health_feed(&h, (r & 1) ? 210 : 211 + (uint64_t)__builtin_ctzll(r | (1ull << 40)) * 3 +
+							     ((r >> 44) & 1023));
+	}
+	T_ASSERT_EQ_U64(h.samples, n);
+	T_ASSERT_EQ_U64(h.rct_alarms, 0);
+	T_ASSERT_EQ_U64(h.apt_alarms, 0);
+	/* RDSEED-like words against the 32-bit claim */
+	surand_health_init(&h, 32, 1);
+	for (i = 0; i < n; i++)
+		(void)surand_health_feed(&h, t_rand64(&rng));
+	T_ASSERT_EQ_U64(h.rct_alarms + h.apt_alarms, 0);
+}
+
+static void alarm_policy_once(void)
+{
+	struct surand_source_health sh;
+
+	memset(&sh, 0, sizeof(sh));
+	surand_source_health_init(&sh, 32, 1, 10, 20);
+	(void)surand_source_health_feed(&sh, SURAND_ES_CPU, 4);
+	(void)surand_source_health_feed(&sh, SURAND_ES_CPU, 5);
+	(void)surand_source_health_feed(&sh, SURAND_ES_CPU, 5); /* alarm */
+}
+
+static void health_policy_startup_holdoff_disable(void)
+{
+	struct surand_source_health sh;
+	struct surand_entropy_source_stats e0 = src_stats(SURAND_ES_CPU), e1;
+	unsigned i, credited = 0;
+	char err[512];
+
+	memset(&sh, 0, sizeof(sh));
+	surand_source_health_init(&sh, 32, 1, 10, 20);
+	/* start-up: nothing creditable before 10 samples passed */
+	for (i = 0; i < 10; i++)
+		credited += (unsigned)surand_source_health_feed(&sh, SURAND_ES_CPU, t_rand64(&rng));
+	T_ASSERT_EQ_U64(credited, 0);
+	T_ASSERT_EQ_U64(surand_source_health_feed(&sh, SURAND_ES_CPU, t_rand64(&rng)), 1);
+	/* an alarm: no credit for the next 20 */
+	T_ASSERT_EQ_U64(surand_source_health_feed(&sh, SURAND_ES_CPU, 5), 1);
+	T_ASSERT_EQ_U64(surand_source_health_feed(&sh, SURAND_ES_CPU, 5), 0);
+	e1 = src_stats(SURAND_ES_CPU);
+	T_ASSERT_EQ_U64(e1.c.health_rct, e0.c.health_rct + 1);
+	for (i = 0, credited = 0; i < 20; i++)
+		credited += (unsigned)surand_source_health_feed(&sh, SURAND_ES_CPU, t_rand64(&rng));
+	T_ASSERT_EQ_U64(credited, 0);
+	T_ASSERT_EQ_U64(surand_source_health_feed(&sh, SURAND_ES_CPU, t_rand64(&rng)), 1);
+	T_ASSERT(!sh.disabled);
+	/* the third alarm disables the source for the process */
+	(void)surand_source_health_feed(&sh, SURAND_ES_CPU, 6);
+	(void)surand_source_health_feed(&sh, SURAND_ES_CPU, 6);
+	T_ASSERT(!sh.disabled);
+	(void)surand_source_health_feed(&sh, SURAND_ES_CPU, 6);
+	T_ASSERT(sh.disabled);
+	/* stderr: silent by default, one line per alarm with SURAND_DEBUG=1 */
+	unsetenv("SURAND_DEBUG");
+	surand_test_config_reload();
+	T_ASSERT(capture_stderr(alarm_policy_once, err, sizeof(err)) == 0);
+	setenv("SURAND_DEBUG", "1", 1);
+	surand_test_config_reload();
+	T_ASSERT(capture_stderr(alarm_policy_once, err, sizeof(err)) > 0);
+	unsetenv("SURAND_DEBUG");
+	surand_test_config_reload();
+	T_ASSERT_MSG(strstr(err, "surand: entropy: cpu health test alarm (repetition count)") != NULL,
+		     "stderr: %s", err);
+	T_ASSERT(strchr(err, '\n') == err + strlen(err) - 1);
+}
+
+/* ==== the sampled sources ===================================================== */
+
+static void jitter_source_stuck_and_biased(void)
+{
+	struct surand_entropy_source_stats e0, e1;
+	uint8_t out[32];
+	int i, f;
+
+	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
+	for (f = SURAND_TEST_JITTER_STUCK; f <= SURAND_TEST_JITTER_BIASED; f++) {
+		surand_test_entropy_health_reset(SURAND_ES_JITTER);
+		surand_test_jitter_fault((enum surand_test_jitter_fault)f);
+		e0 = src_stats(SURAND_ES_JITTER);
+		for (i = 0; i < 100 && !src_stats(SURAND_ES_JITTER).disabled; i++)
+			surand_entropy_collect();
+		e1 = src_stats(SURAND_ES_JITTER);
+		T_ASSERT_MSG(e1.disabled, "fault %d not disabled after %d rounds", f, i);
+		T_ASSERT(e1.c.health_rct + e1.c.health_apt >= e0.c.health_rct + e0.c.health_apt + 3);
+		if (f == SURAND_TEST_JITTER_BIASED)
+			T_ASSERT(e1.c.health_apt > e0.c.health_apt);
+		/* mixed, never credited */
+		T_ASSERT(e1.c.bytes > e0.c.bytes);
+		T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
+		/* disabled: no longer sampled, and everything else works */
+		surand_entropy_collect();
+		T_ASSERT_EQ_U64(src_stats(SURAND_ES_JITTER).c.samples, e1.c.samples);
+		T_ASSERT(src_stats(SURAND_ES_JITTER).c.skipped > e1.c.skipped);
+		T_ASSERT(surand_reseed() == 0);
+		surand_bytes(out, sizeof(out));
+	}
+	surand_test_jitter_fault(SURAND_TEST_JITTER_NONE);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	all_sources_back();
+}
+
+static void jitter_source_real(void)
+{
+	struct surand_entropy_source_stats e0, e1;
+	int i;
+	double t0;
+
+	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	e0 = src_stats(SURAND_ES_JITTER);
+	t0 = now_s();
+	surand_entropy_collect();
+	/* bounded: one round is 64 deltas or 200 us (plus a preemption) */
+	T_ASSERT_MSG(now_s() - t0 < 0.5, "one jitter round took %.3f s", now_s() - t0);
+	for (i = 0; i < 30; i++)
+		surand_entropy_collect();
+	e1 = src_stats(SURAND_ES_JITTER);
+	T_ASSERT(e1.c.samples > e0.c.samples);
+	T_ASSERT_EQ_U64(e1.c.bytes - e0.c.bytes, 8 * (e1.c.samples - e0.c.samples));
+	/* never more than 1 bit per 8 deltas; nothing during the 1024-sample start-up */
+	T_ASSERT(e1.c.credited - e0.c.credited <= (e1.c.samples - e0.c.samples) / 8);
+	if (e1.c.samples - e0.c.samples <= 1024)
+		T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
+	printf("# jitter: %llu deltas, %llu bits credited, %llu RCT / %llu APT alarms%s\n",
+	       (unsigned long long)(e1.c.samples - e0.c.samples),
+	       (unsigned long long)(e1.c.credited - e0.c.credited),
+	       (unsigned long long)(e1.c.health_rct - e0.c.health_rct),
+	       (unsigned long long)(e1.c.health_apt - e0.c.health_apt),
+	       e1.disabled ? " (disabled: this machine's timer is too regular)" : "");
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	all_sources_back();
+}
+
+static void cpu_rng_absent_failing_stuck(void)
+{
+	struct surand_entropy_source_stats e0, e1;
+	uint8_t out[64];
+	double t0, dt;
+	int i;
+
+	surand_test_entropy_source_set(SURAND_ES_JITTER, 0);
+	setenv("SURAND_TRUST_CPU", "1", 1);
+	surand_test_config_reload();
+
+	/* absent: skipped, nothing sampled, everything works */
+	surand_test_entropy_health_reset(SURAND_ES_CPU);
+	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_ABSENT);
+	e0 = src_stats(SURAND_ES_CPU);
+	T_ASSERT_EQ_U64(e0.available, 0);
+	for (i = 0; i < 3; i++)
+		surand_entropy_collect();
+	T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
+	surand_bytes(out, sizeof(out));
+	e1 = src_stats(SURAND_ES_CPU);
+	T_ASSERT_EQ_U64(e1.c.samples, e0.c.samples);
+	T_ASSERT(e1.c.skipped >= e0.c.skipped + 4);
+
+	/* failing: counted, bounded, nothing credited */
+	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_FAILING);
+	e0 = src_stats(SURAND_ES_CPU);
+	if (e0.available) {
+		t0 = now_s();
+		for (i = 0; i < 3; i++)
+			surand_entropy_collect();
+		dt = now_s() - t0;
+		T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
+		surand_bytes(out, sizeof(out));
+		e1 = src_stats(SURAND_ES_CPU);
+		T_ASSERT(e1.c.failures >= e0.c.failures + 3);
+		T_ASSERT_EQ_U64(e1.c.samples, e0.c.samples);
+		T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
+		T_ASSERT_MSG(dt < 0.5, "3 rounds with a failing RDSEED took %.3f s", dt);
+	}
+
+	/* stuck: health alarms, disabled, never credited even when trusted */
+	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_STUCK);
+	surand_test_entropy_health_reset(SURAND_ES_CPU);
+	e0 = src_stats(SURAND_ES_CPU);
+	if (e0.available) {
+		for (i = 0; i < 10; i++)
+			surand_entropy_collect();
+		e1 = src_stats(SURAND_ES_CPU);
+		T_ASSERT(e1.c.health_rct >= e0.c.health_rct + 3);
+		T_ASSERT(e1.disabled);
+		T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
+		T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
+		surand_bytes(out, sizeof(out));
+	}
+	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_NONE);
+	surand_test_entropy_health_reset(SURAND_ES_CPU);
+	unsetenv("SURAND_TRUST_CPU");
+	surand_test_config_reload();
+	all_sources_back();
+}
+
+static void cpu_rng_credited_only_when_trusted(void)
+{
+	const struct surand_cpu_features *f = surand_cpu_features();
+	struct surand_entropy_source_stats e0, e1;
+	int i;
+
+	surand_test_entropy_source_set(SURAND_ES_JITTER, 0);
+	if (!f->rdseed && !f->rdrand) {
+		/* nothing to credit here: the source reports itself absent */
+		e0 = src_stats(SURAND_ES_CPU);
+		surand_entropy_collect();
+		e1 = src_stats(SURAND_ES_CPU);
+		T_ASSERT_EQ_U64(e1.available, 0);
+		T_ASSERT_EQ_U64(e1.c.samples, e0.c.samples);
+		T_ASSERT_EQ_U64(e1.c.skipped, e0.c.skipped + 1);
+		all_sources_back();
+		return;
+	}
+	surand_test_entropy_health_reset(SURAND_ES_CPU);
+	unsetenv("SURAND_TRUST_CPU");
+	surand_test_config_reload();
+	e0 = src_stats(SURAND_ES_CPU);
+	for (i = 0; i < 40; i++)
+		surand_entropy_collect();
+	e1 = src_stats(SURAND_ES_CPU);
+	/* not trusted: mixed, never credited */
+	T_ASSERT(e1.c.samples > e0.c.samples);
+	T_ASSERT_EQ_U64(e1.c.bytes - e0.c.bytes, 8 * (e1.c.samples - e0.c.samples));
+	T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
+	/* trusted: RDSEED words that passed earn 32 bits each */
+	setenv("SURAND_TRUST_CPU", "1", 1);
+	surand_test_config_reload();
+	e0 = e1;
+	for (i = 0; i < 40; i++)
+		surand_entropy_collect();
+	e1 = src_stats(SURAND_ES_CPU);
+	T_ASSERT_EQ_U64((e1.c.credited - e0.c.credited) % 32, 0);
+	T_ASSERT(e1.c.credited - e0.c.credited <= 32 * (e1.c.samples - e0.c.samples));
+	if (f->rdseed && e1.c.failures == e0.c.failures && !e1.disabled)
+		T_ASSERT_MSG(e1.c.credited > e0.c.credited, "trusted RDSEED earned no credit");
+	unsetenv("SURAND_TRUST_CPU");
+	surand_test_config_reload();
+	all_sources_back();
+}
+
+static void scheduled_reseeds_sample_the_sources(void)
+{
+	struct surand_entropy_source_stats j0, c0, j1, c1;
+
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	j0 = src_stats(SURAND_ES_JITTER);
+	c0 = src_stats(SURAND_ES_CPU);
+	/* a forced reseed stays cheap: no sampling */
+	T_ASSERT(surand_reseed() == 0);
+	T_ASSERT_EQ_U64(src_stats(SURAND_ES_JITTER).c.samples, j0.c.samples);
+	/* a scheduled one samples */
+	T_ASSERT(timer_reseed() == 0);
+	j1 = src_stats(SURAND_ES_JITTER);
+	c1 = src_stats(SURAND_ES_CPU);
+	T_ASSERT(j1.c.samples > j0.c.samples);
+	T_ASSERT(c1.c.samples + c1.c.failures + c1.c.skipped > c0.c.samples + c0.c.failures + c0.c.skipped);
+	/* a source switched off is not sampled */
+	surand_test_entropy_source_set(SURAND_ES_JITTER, 0);
+	T_ASSERT(timer_reseed() == 0);
+	T_ASSERT_EQ_U64(src_stats(SURAND_ES_JITTER).c.samples, j1.c.samples);
+	T_ASSERT_EQ_U64(src_stats(SURAND_ES_JITTER).on, 0);
+	all_sources_back();
+}
+
+/* The pool joins a scheduled reseed too, and the reseed counts as a timer one. */
+static void catastrophic_at_scheduled_reseed(void)
+{
+	uint8_t buf[32];
+	struct surand_stats s0, s1;
+
+	quiet_sources();
+	T_ASSERT(drain_credit() == 0);
+	t_randbytes(&rng, buf, sizeof(buf));
+	T_ASSERT(surand_add_entropy(buf, sizeof(buf), 256) == 0);
+	s0 = stats();
+	T_ASSERT(timer_reseed() == 0);
+	s1 = stats();
+	T_ASSERT_EQ_U64(surand_test_entropy_last_reseed_pooled(), 1);
+	T_ASSERT_EQ_U64(s1.reseeds_catastrophic, s0.reseeds_catastrophic + 1);
+	T_ASSERT_EQ_U64(s1.pool_credit_bits, 0);
+	all_sources_back();
+}
+
+static void entropy_off_unknown(void)
+{
+	setenv("SURAND_ENTROPY_OFF", "app,bogus,events", 1);
+	surand_test_config_reload();
+}
+
+static void environment_switches(void)
+{
+	uint8_t d0[32], d1[32], buf[16] = { 9 };
+	struct surand_stats s0;
+	char err[512];
+
+	quiet_sources();
+	T_ASSERT(capture_stderr(entropy_off_unknown, err, sizeof(err)) > 0);
+	T_ASSERT_MSG(strstr(err, "SURAND_ENTROPY_OFF: unknown source \"bogus\"") != NULL, "%s", err);
+	T_ASSERT_EQ_U64(surand_config_entropy_off(), (1u << SURAND_ES_APP) | (1u << SURAND_ES_EVENTS));
+	T_ASSERT(drain_credit() == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d0) == 0);
+	s0 = stats();
+	/* app off: accepted (0), but neither mixed nor credited */
+	T_ASSERT(surand_add_entropy(buf, sizeof(buf), 64) == 0);
+	surand_add_event(1);
+	T_ASSERT(surand_test_entropy_pool_digest(d1) == 0);
+	T_ASSERT_MEM_EQ(d0, d1, 32);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 0);
+	T_ASSERT_EQ_U64(stats().events, s0.events);
+	/* bad input is still refused */
+	T_ASSERT(surand_add_entropy(buf, 1, 9) == -1 && errno == EINVAL);
+	/* back on */
+	unsetenv("SURAND_ENTROPY_OFF");
+	surand_test_config_reload();
+	T_ASSERT_EQ_U64(surand_config_entropy_off(), 0);
+	T_ASSERT(surand_add_entropy(buf, sizeof(buf), 64) == 0);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 64);
+	surand_add_event(1);
+	T_ASSERT_EQ_U64(stats().events, s0.events + 1);
+	all_sources_back();
+}
+
+/* ==== nesting, signals, fork ================================================== */
+
+static void nested_calls_take_the_lock_free_path(void)
+{
+	uint8_t d0[32], d1[32];
+
+	quiet_sources();
+	T_ASSERT(drain_credit() == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d0) == 0);
+	/* as a signal handler sees it when it interrupted this thread in the pool */
+	surand_entropy_nest++;
+	T_ASSERT(surand_add_entropy("nested", 6, 40) == 0);
+	T_ASSERT(surand_add_entropy("nested", 6, 40) == 0); /* equal inputs never cancel */
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 0);       /* pending, not yet folded */
+	T_ASSERT(surand_pool_extract(d1, 32) == -EAGAIN);     /* never locks */
+	surand_entropy_nest--;
+	/* the next lock holder folds it in: data and credit */
+	T_ASSERT(surand_test_entropy_pool_digest(d1) == 0);
+	T_ASSERT(memcmp(d0, d1, 32) != 0);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 80);
+	all_sources_back();
+}
+
+static volatile sig_atomic_t sig_events;
+
+static void on_alarm(int sig)
+{
+	uint64_t x = (uint64_t)sig;
+	int e = errno;
+
+	surand_add_event(x);
+	(void)surand_add_entropy(&x, sizeof(x), 1);
+	sig_events = sig_events + 1;
+	errno = e;
+}
+
+static void signal_handlers_never_deadlock(void)
+{
+	struct sigaction sa, old;
+	struct itimerval it, off;
+	struct surand_stats s0, s1;
+	uint64_t main_events = 0;
+	uint8_t x[32];
+	double end;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	T_ASSERT(sigaction(SIGALRM, &sa, &old) == 0);
+	s0 = stats();
+	sig_events = 0;
+	memset(&it, 0, sizeof(it));
+	it.it_interval.tv_usec = 200;
+	it.it_value.tv_usec = 200;
+	memset(&off, 0, sizeof(off));
+	setitimer(ITIMER_REAL, &it, NULL);
+	end = now_s() + (t_quick() ? 0.2 : 0.5);
+	while (now_s() < end) {
+		surand_add_event(main_events++);
+		(void)surand_add_entropy(x, sizeof(x), 0);
+		(void)surand_pool_extract(x, sizeof(x));
+		if ((main_events & 255) == 0) {
+			surand_bytes(x, sizeof(x));
+			(void)surand_reseed();
+		}
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	s1 = stats();
+	T_ASSERT(sig_events > 0);
+	T_ASSERT_EQ_U64(s1.events - s0.events, main_events + (uint64_t)sig_events);
+}
+
+/* Fork: the child's pool restarts empty (credit 0) and differs from the parent's. */
+static void child_pool_differs(void)
+{
+	uint8_t p[32], c1[32], c2[32];
+	int fds[2], i, status;
+	pid_t pid;
+	uint8_t msg[40];
+
+	quiet_sources();
+	T_ASSERT(surand_add_entropy("parent", 6, 40) == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(p) == 0);
+	for (i = 0; i < 2; i++) {
+		T_ASSERT(pipe(fds) == 0);
+		pid = fork();
+		T_ASSERT(pid >= 0);
+		if (pid == 0) {
+			struct surand_stats s;
+
+			close(fds[0]);
+			memset(msg, 0, sizeof(msg));
+			if (surand_test_entropy_pool_digest(msg) != 0)
+				_exit(2);
+			surand_stats(&s, sizeof(s));
+			memcpy(msg + 32, &s.pool_credit_bits, 8);
+			_exit(write(fds[1], msg, sizeof(msg)) == (ssize_t)sizeof(msg) ? 0 : 3);
+		}
+		close(fds[1]);
+		T_ASSERT(read(fds[0], msg, sizeof(msg)) == (ssize_t)sizeof(msg));
+		close(fds[0]);
+		T_ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		memcpy(i ? c2 : c1, msg, 32);
+		{
+			uint64_t credit;
+
+			memcpy(&credit, msg + 32, 8);
+			T_ASSERT_EQ_U64(credit, 0);
+		}
+	}
+	T_ASSERT(memcmp(p, c1, 32) != 0);
+	T_ASSERT(memcmp(p, c2, 32) != 0);
+	T_ASSERT(memcmp(c1, c2, 32) != 0);
+	/* the parent's pool is untouched by the children */
+	T_ASSERT(surand_test_entropy_pool_digest(c1) == 0);
+	T_ASSERT_MEM_EQ(p, c1, 32);
+	T_ASSERT(surand_pool_credit_bits() >= 40);
+	all_sources_back();
+}
+
+static void kernel_source_off_keeps_seeding(void)
+{
+	struct surand_entropy_source_stats k0, k1;
+	uint64_t calls0;
+	uint8_t out[32];
+	int fds[2], status;
+	pid_t pid;
+
+	/* in a child, whose pool is set up afresh */
+	T_ASSERT(pipe(fds) == 0);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		int ok;
+
+		close(fds[0]);
+		surand_test_entropy_source_set(SURAND_ES_KERNEL, 0);
+		k0 = src_stats(SURAND_ES_KERNEL);
+		calls0 = surand_test_kernel_calls();
+		ok = surand_add_entropy("x", 1, 0) == 0;
+		k1 = src_stats(SURAND_ES_KERNEL);
+		ok = ok && k1.c.samples == k0.c.samples && k1.c.skipped == k0.c.skipped + 1;
+		/* the base key still reseeds from the kernel */
+		ok = ok && surand_reseed() == 0 && surand_test_kernel_calls() > calls0;
+		surand_bytes(out, sizeof(out));
+		surand_test_entropy_source_set(SURAND_ES_KERNEL, 1);
+		_exit(ok ? 0 : 1);
+	}
+	close(fds[1]);
+	close(fds[0]);
+	T_ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	T_ASSERT_EQ_U64(WEXITSTATUS(status), 0);
+	/* switched on, the kernel gives the pool its set-up bytes */
+	T_ASSERT(pipe(fds) == 0);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		k0 = src_stats(SURAND_ES_KERNEL);
+		(void)surand_add_entropy("x", 1, 0);
+		k1 = src_stats(SURAND_ES_KERNEL);
+		_exit(k1.c.bytes == k0.c.bytes + 32 && k1.c.credited == 0 ? 0 : 1);
+	}
+	close(fds[1]);
+	close(fds[0]);
+	T_ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	T_ASSERT_EQ_U64(WEXITSTATUS(status), 0);
+}
+
+int main(int argc, char **argv)
+{
+	t_init(argc, argv);
+	T_RUN(mix_does_not_credit_and_credit_does_not_mix);
+	T_RUN(credit_cap_and_bad_input);
+	T_RUN(extraction_rekeys_and_never_repeats);
+	T_RUN(catastrophic_threshold_255_vs_256);
+	T_RUN(catastrophic_threshold_deterministic);
+	T_RUN(fastpool_spills_after_64_events);
+	T_RUN(fastpool_spills_after_1s);
+	T_RUN(fastpool_avalanche);
+	T_RUN(events_from_8_threads_none_lost);
+	T_RUN(health_cutoffs);
+	T_RUN(health_fires_on_stuck_source);
+	T_RUN(health_fires_on_biased_source);
+	T_RUN(health_quiet_on_healthy_sources);
+	T_RUN(health_policy_startup_holdoff_disable);
+	T_RUN(jitter_source_stuck_and_biased);
+	T_RUN(jitter_source_real);
+	T_RUN(cpu_rng_absent_failing_stuck);
+	T_RUN(cpu_rng_credited_only_when_trusted);
+	T_RUN(scheduled_reseeds_sample_the_sources);
+	T_RUN(catastrophic_at_scheduled_reseed);
+	T_RUN(environment_switches);
+	T_RUN(nested_calls_take_the_lock_free_path);
+	T_RUN(signal_handlers_never_deadlock);
+	T_RUN(child_pool_differs);
+	T_RUN(kernel_source_off_keeps_seeding);
+	return t_done();
+}

@@ -1,0 +1,115 @@
+/*
+ * bench.h - the pieces of `surand bench` (tools/cmd_bench.c) and of the
+ * bench/ programs: one measuring loop for every source, the sources, and
+ * the kernel's vDSO getrandom.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SURAND_TOOLS_BENCH_H
+#define SURAND_TOOLS_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Limits of the command line (bad input above them: exit 64). */
+#define BENCH_MAX_THREADS 4096
+#define BENCH_MAX_SIZE_BYTES (16u << 20)
+#define BENCH_MAX_SECONDS 600.0
+
+/* ---- sources (tools/bench_sources.c) ---------------------------------------- */
+enum bench_kind {
+	BENCH_KIND_BACKEND,  /* a surand backend, through the public API */
+	BENCH_KIND_BARE,     /* the bare ChaCha20 body */
+	BENCH_KIND_SYSTEM,   /* the kernel and libc */
+	BENCH_KIND_LIBRARY,  /* OpenSSL, libsodium */
+};
+
+struct bench_source {
+	const char *name;
+	enum bench_kind kind;
+	/*
+	 * In the measuring process, once, before any thread starts: 0 when the
+	 * source can be measured here, else -1 with a reason in why.  desc
+	 * receives what the source is (one line).
+	 */
+	int (*setup)(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len);
+	/* Per worker thread, in that thread: a context (NULL is an error). */
+	void *(*thread_init)(size_t max_len);
+	/* One call: fills buf[0..len) entirely, 0 or -1. */
+	int (*fill)(void *ctx, void *buf, size_t len);
+	void (*thread_fini)(void *ctx);
+};
+
+/* The non-backend sources, in display order; NULL-terminated. */
+extern const struct bench_source *const bench_system_sources[];
+/* The source that measures surand backend arg (set with surand_set_backend). */
+extern const struct bench_source bench_backend_source;
+const struct bench_source *bench_find_system_source(const char *name);
+
+/* ---- vDSO getrandom (tools/bench_vdso.c) ------------------------------------- */
+typedef ssize_t (*bench_vgetrandom_fn)(void *buf, size_t len, unsigned int flags,
+				       void *opaque_state, size_t opaque_len);
+struct bench_vdso {
+	bench_vgetrandom_fn fn;
+	uint32_t state_size; /* size_of_opaque_state */
+	uint32_t mmap_prot;
+	uint32_t mmap_flags;
+	const char *found_by; /* "dlvsym" or "auxv ELF parse" */
+};
+/* 0 and *v filled, or -1 with a reason in why. */
+int bench_vdso_find(struct bench_vdso *v, char *why, size_t why_len);
+/* Each lookup alone (tests/test_bench.c checks they agree): address or NULL. */
+void *bench_vdso_lookup_dlvsym(void);
+void *bench_vdso_lookup_auxv(void);
+
+/* ---- the measuring loop (tools/bench_engine.c) -------------------------------- */
+/* Latency histogram: exact below 32 ns, then 16 steps per power of two (<= 6%). */
+#define BENCH_HIST_LINEAR 32u
+#define BENCH_HIST_SUB 16u
+#define BENCH_HIST_BUCKETS (BENCH_HIST_LINEAR + 40u * BENCH_HIST_SUB)
+
+struct bench_hooks {
+	/* Called in each worker when it enters / leaves the measured phase. */
+	void (*measure_begin)(void *arg, unsigned thread);
+	void (*measure_end)(void *arg, unsigned thread);
+	void *arg;
+};
+
+struct bench_result {
+	uint64_t calls;        /* measured calls, all threads */
+	uint64_t bytes;
+	double seconds;        /* the measured window */
+	double calls_per_s;
+	double mb_per_s;       /* 10^6 bytes per second */
+	double ns_per_call_thread; /* threads * seconds / calls */
+	double p50_ns, p99_ns, p999_ns; /* from sampled call timings */
+	uint64_t samples;      /* timings that went into the percentiles */
+	unsigned sample_every; /* smallest sampling period of the threads */
+	uint64_t zero_checks;  /* checked byte still 0 after the call */
+	uint64_t errors;       /* calls that returned failure */
+	int check_ok;          /* 1: the checked bytes look written */
+	int threads_started;
+	/* CPU time the process got in the window / (window x min(threads, CPUs)):
+	 * well under 1 means other work on the machine took CPU from the cell */
+	double cpu_share;
+	char error[160];       /* non-empty: the cell could not run */
+	int machine_limit;     /* with error: the machine's fault (threads, memory,
+				* no call in a short window), not the source's */
+};
+
+/* The cost of one pair of clock readings, in ns (median of many). */
+double bench_timer_overhead_ns(void);
+uint64_t bench_now_ns(void);
+
+/*
+ * Runs len-byte calls of src on threads threads: all start at a barrier,
+ * warm up for warmup_s (not counted), then are measured for seconds.
+ * Returns 0, or -1 with res->error set (e.g. threads could not start).
+ */
+int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads, double seconds,
+		   double warmup_s, const struct bench_hooks *hooks, struct bench_result *res);
+
+/* Percentile p (0..1) of a histogram, in ns. */
+double bench_hist_percentile(const uint64_t *hist, uint64_t total, double p);
+
+#endif

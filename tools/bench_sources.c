@@ -1,0 +1,582 @@
+/*
+ * bench_sources.c - what `surand bench` measures.  Each source is a fill
+ * function behind the same pointer; the loop (bench_engine.c) is shared.
+ *
+ * Every source says plainly what it is (the `desc` line printed above the
+ * table): several "peers" are the getrandom(2) syscall underneath, and
+ * OpenSSL's RAND_bytes is an AES CTR-DRBG that wins at large sizes on AES-NI
+ * machines; the table shows that, it is not hidden.
+ * SPDX-License-Identifier: MIT
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifdef HAVE_OPENSSL
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#endif
+#ifdef HAVE_SODIUM
+#include <sodium.h>
+#endif
+
+#include "bench.h"
+#include "internal.h"
+#include "surand.h"
+
+/* A context for sources that keep no per-thread state. */
+static char no_state;
+
+static void *no_state_init(size_t max_len)
+{
+	(void)max_len;
+	return &no_state;
+}
+
+static void no_state_fini(void *ctx)
+{
+	(void)ctx;
+}
+
+/* Key material for the cipher sources: straight from the kernel. */
+static int kernel_bytes(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	while (len) {
+		long r = syscall(SYS_getrandom, p, len, 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+/* ---- surand backends, through the public API ------------------------------ */
+static const struct {
+	const char *name, *desc;
+} backend_desc[] = {
+	{"thread", "per-thread ChaCha20, fast key erasure on every refill (surand's design)"},
+	{"legacy", "2015 kernel nonblocking pool: SHA-1 over one shared pool, one lock (spin, then futex)"},
+	{"legacy-spin", "2015 kernel nonblocking pool with a pure spinlock (as the kernel held it)"},
+	{"multipool", "Kleen 2015: one legacy pool per NUMA node, each behind its own lock"},
+	{"salted", "Spelvin 2015: lockless salted reads of the shared pool, trylock mixback"},
+	{"taskcrng", "Ts'o 2015: careful callers on the pool, heavy readers moved to a private ChaCha20"},
+	{"nodecrng", "Linux 4.8-5.17: one ChaCha20 CRNG per NUMA node behind a lock"},
+	{"onekey", "Spelvin 2015: one process key, per-thread nonce; no backtracking protection between reseeds"},
+	{"percpu", "Linux 5.18+: per-CPU ChaCha20 with fast key erasure, per-CPU trylock"},
+};
+
+static int backend_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	const char *what = "a surand design";
+	struct surand_stats st;
+	uint8_t probe[16];
+
+	for (size_t i = 0; i < sizeof(backend_desc) / sizeof(backend_desc[0]); i++)
+		if (strcmp(backend_desc[i].name, arg) == 0)
+			what = backend_desc[i].desc;
+	if (surand_set_backend(arg) != 0) {
+		snprintf(why, why_len, "surand_set_backend(\"%s\"): %s", arg, strerror(errno));
+		return -1;
+	}
+	surand_bytes(probe, sizeof(probe)); /* first use: seeds; not measured */
+	memset(&st, 0, sizeof(st));
+	if (surand_stats(&st, sizeof(st)) == 0 && st.backend[0] &&
+	    strncmp(st.backend, arg, sizeof(st.backend)) != 0) {
+		/* never show one design's figures under another's name */
+		snprintf(why, why_len, "asked for backend %s, the library runs %.16s", arg,
+			 st.backend);
+		return -1;
+	}
+	snprintf(desc, desc_len, "surand backend: %s%s%.16s%s", what,
+		 st.chacha_impl[0] ? " [ChaCha20 body: " : "", st.chacha_impl,
+		 st.chacha_impl[0] ? "]" : "");
+	return 0;
+}
+
+/* 4-byte calls are surand_u32() (the 4-byte bar); others surand_bytes(). */
+static int backend_fill(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+	if (len == 4) {
+		uint32_t v = surand_u32();
+		memcpy(buf, &v, 4);
+	} else {
+		surand_bytes(buf, len);
+	}
+	return 0;
+}
+
+const struct bench_source bench_backend_source = {
+	.name = "(backend)",
+	.kind = BENCH_KIND_BACKEND,
+	.setup = backend_setup,
+	.thread_init = no_state_init,
+	.fill = backend_fill,
+	.thread_fini = no_state_fini,
+};
+
+/* ---- the bare ChaCha20 body ------------------------------------------------ */
+struct bare_ctx {
+	uint32_t key[8];
+	uint64_t counter;
+	uint8_t tail[64];
+};
+
+static int bare_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	(void)arg;
+	(void)why;
+	(void)why_len;
+	snprintf(desc, desc_len,
+		 "bare ChaCha20 body (%s, %u blocks wide): keystream of a fixed key, no key erasure, "
+		 "no lock, one call per request; the per-core limit",
+		 surand_chacha20_impl_name(), surand_chacha20_width());
+	return 0;
+}
+
+static void *bare_init(size_t max_len)
+{
+	struct bare_ctx *c = calloc(1, sizeof(*c));
+	(void)max_len;
+	if (c && kernel_bytes(c->key, sizeof(c->key)) != 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int bare_fill(void *ctx, void *buf, size_t len)
+{
+	struct bare_ctx *c = ctx;
+	size_t nb = len / 64, rem = len % 64;
+	if (nb) {
+		surand_chacha20_blocks(c->key, c->counter, 0, buf, nb);
+		c->counter += nb;
+	}
+	if (rem) {
+		surand_chacha20_blocks(c->key, c->counter++, 0, c->tail, 1);
+		memcpy((uint8_t *)buf + nb * 64, c->tail, rem);
+	}
+	return 0;
+}
+
+static void bare_fini(void *ctx)
+{
+	struct bare_ctx *c = ctx;
+	surand_wipe(c, sizeof(*c));
+	free(c);
+}
+
+static const struct bench_source src_bare = {
+	.name = "bare",
+	.kind = BENCH_KIND_BARE,
+	.setup = bare_setup,
+	.thread_init = bare_init,
+	.fill = bare_fill,
+	.thread_fini = bare_fini,
+};
+
+/* ---- getrandom(2) ------------------------------------------------------------ */
+static int getrandom_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	uint8_t b[4];
+	(void)arg;
+	if (syscall(SYS_getrandom, b, sizeof(b), 0) != (long)sizeof(b)) {
+		snprintf(why, why_len, "getrandom(2) refused: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(desc, desc_len, "the getrandom(2) system call (syscall(SYS_getrandom), flags 0)");
+	return 0;
+}
+
+static int getrandom_fill(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+	return kernel_bytes(buf, len);
+}
+
+static const struct bench_source src_getrandom = {
+	.name = "getrandom",
+	.kind = BENCH_KIND_SYSTEM,
+	.setup = getrandom_setup,
+	.thread_init = no_state_init,
+	.fill = getrandom_fill,
+	.thread_fini = no_state_fini,
+};
+
+/* ---- read(2) of /dev/urandom, one descriptor per thread ---------------------- */
+static int urandom_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	(void)arg;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, why_len, "cannot open /dev/urandom: %s", strerror(errno));
+		return -1;
+	}
+	close(fd);
+	snprintf(desc, desc_len, "read(2) of /dev/urandom, one descriptor per thread");
+	return 0;
+}
+
+static void *urandom_init(size_t max_len)
+{
+	int *fd = malloc(sizeof(*fd));
+	(void)max_len;
+	if (!fd)
+		return NULL;
+	*fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		free(fd);
+		return NULL;
+	}
+	return fd;
+}
+
+static int urandom_fill(void *ctx, void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+	uint8_t *p = buf;
+	while (len) {
+		ssize_t r = read(fd, p, len);
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+static void urandom_fini(void *ctx)
+{
+	close(*(int *)ctx);
+	free(ctx);
+}
+
+static const struct bench_source src_urandom = {
+	.name = "urandom",
+	.kind = BENCH_KIND_SYSTEM,
+	.setup = urandom_setup,
+	.thread_init = urandom_init,
+	.fill = urandom_fill,
+	.thread_fini = urandom_fini,
+};
+
+/* ---- the kernel's vDSO getrandom, each thread its own state ------------------ */
+static struct bench_vdso vdso;
+
+struct vdso_ctx {
+	void *state;
+	size_t map_len;
+};
+
+static int vdso_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	(void)arg;
+	if (bench_vdso_find(&vdso, why, why_len) != 0)
+		return -1;
+	snprintf(desc, desc_len,
+		 "the kernel's vDSO getrandom (found by %s; %u-byte state per thread, mmap flags "
+		 "0x%x): ChaCha20 batches in userspace, keyed by the kernel",
+		 vdso.found_by, vdso.state_size, vdso.mmap_flags);
+	return 0;
+}
+
+static void *vdso_init(size_t max_len)
+{
+	struct vdso_ctx *c = malloc(sizeof(*c));
+	long page = sysconf(_SC_PAGESIZE);
+	(void)max_len;
+	if (!c)
+		return NULL;
+	/* one state, alone in its own mapping, with the prot and flags the vDSO asked for */
+	c->map_len = ((size_t)vdso.state_size + (size_t)page - 1) & ~((size_t)page - 1);
+	c->state = mmap(NULL, c->map_len, (int)vdso.mmap_prot, (int)vdso.mmap_flags, -1, 0);
+	if (c->state == MAP_FAILED) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int vdso_fill(void *ctx, void *buf, size_t len)
+{
+	struct vdso_ctx *c = ctx;
+	uint8_t *p = buf;
+	while (len) {
+		ssize_t r = vdso.fn(p, len, 0, c->state, vdso.state_size);
+		if (r < 0) {
+			if (r == -EINTR)
+				continue;
+			return -1;
+		}
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+static void vdso_fini(void *ctx)
+{
+	struct vdso_ctx *c = ctx;
+	munmap(c->state, c->map_len);
+	free(c);
+}
+
+static const struct bench_source src_vdso = {
+	.name = "vdso",
+	.kind = BENCH_KIND_SYSTEM,
+	.setup = vdso_setup,
+	.thread_init = vdso_init,
+	.fill = vdso_fill,
+	.thread_fini = vdso_fini,
+};
+
+/* ---- glibc arc4random_buf (2.36+), found at run time ------------------------- */
+static void (*arc4random_buf_fn)(void *, size_t);
+
+static int arc4_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	const char *ver = gnu_get_libc_version();
+	unsigned major = 0, minor = 0;
+	(void)arg;
+	arc4random_buf_fn = (void (*)(void *, size_t))dlsym(RTLD_DEFAULT, "arc4random_buf");
+	if (!arc4random_buf_fn) {
+		snprintf(why, why_len, "glibc %s has no arc4random_buf (added in glibc 2.36)", ver);
+		return -1;
+	}
+	sscanf(ver, "%u.%u", &major, &minor);
+	if (major == 2 && minor < 41)
+		snprintf(desc, desc_len,
+			 "glibc %s arc4random_buf: the getrandom(2) syscall on every call "
+			 "(glibc 2.36-2.40 keep no userspace state)", ver);
+	else
+		snprintf(desc, desc_len,
+			 "glibc %s arc4random_buf: the kernel's getrandom, through the vDSO where "
+			 "the kernel has it (glibc 2.41+)", ver);
+	return 0;
+}
+
+static int arc4_fill(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+	arc4random_buf_fn(buf, len);
+	return 0;
+}
+
+static const struct bench_source src_arc4random = {
+	.name = "arc4random",
+	.kind = BENCH_KIND_SYSTEM,
+	.setup = arc4_setup,
+	.thread_init = no_state_init,
+	.fill = arc4_fill,
+	.thread_fini = no_state_fini,
+};
+
+/* ---- OpenSSL RAND_bytes and EVP ChaCha20 ------------------------------------- */
+#define NO_OPENSSL "built without OpenSSL (apt-get install libssl-dev, then rebuild)"
+
+static int ossl_rand_setup(const char *arg, char *desc, size_t desc_len, char *why,
+			   size_t why_len)
+{
+	(void)arg;
+#ifdef HAVE_OPENSSL
+	if (RAND_status() != 1) {
+		snprintf(why, why_len, "OpenSSL RAND_status() says the DRBG is not seeded");
+		return -1;
+	}
+	snprintf(desc, desc_len,
+		 "%s RAND_bytes: an AES-256 CTR-DRBG (per-thread public DRBG seeded from the "
+		 "kernel); with AES-NI it wins at large sizes",
+		 OpenSSL_version(OPENSSL_VERSION));
+	return 0;
+#else
+	(void)desc;
+	(void)desc_len;
+	snprintf(why, why_len, NO_OPENSSL);
+	return -1;
+#endif
+}
+
+static int ossl_rand_fill(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+#ifdef HAVE_OPENSSL
+	return RAND_bytes(buf, (int)len) == 1 ? 0 : -1;
+#else
+	(void)buf;
+	(void)len;
+	return -1;
+#endif
+}
+
+static const struct bench_source src_ossl_rand = {
+	.name = "openssl-rand",
+	.kind = BENCH_KIND_LIBRARY,
+	.setup = ossl_rand_setup,
+	.thread_init = no_state_init,
+	.fill = ossl_rand_fill,
+	.thread_fini = no_state_fini,
+};
+
+static int ossl_chacha_setup(const char *arg, char *desc, size_t desc_len, char *why,
+			     size_t why_len)
+{
+	(void)arg;
+#ifdef HAVE_OPENSSL
+	(void)why;
+	(void)why_len;
+	snprintf(desc, desc_len,
+		 "%s EVP ChaCha20 keystream (encrypting zeros), a fixed key per thread: a raw "
+		 "cipher like the bare body, not a generator",
+		 OpenSSL_version(OPENSSL_VERSION));
+	return 0;
+#else
+	(void)desc;
+	(void)desc_len;
+	snprintf(why, why_len, NO_OPENSSL);
+	return -1;
+#endif
+}
+
+#ifdef HAVE_OPENSSL
+struct ossl_chacha_ctx {
+	EVP_CIPHER_CTX *ctx;
+	uint8_t *zeros;
+};
+#endif
+
+static void *ossl_chacha_init(size_t max_len)
+{
+#ifdef HAVE_OPENSSL
+	struct ossl_chacha_ctx *c = calloc(1, sizeof(*c));
+	uint8_t key[32], iv[16];
+	if (!c)
+		return NULL;
+	c->zeros = calloc(1, max_len);
+	c->ctx = EVP_CIPHER_CTX_new();
+	if (!c->zeros || !c->ctx || kernel_bytes(key, sizeof(key)) != 0 ||
+	    kernel_bytes(iv, sizeof(iv)) != 0 ||
+	    EVP_EncryptInit_ex(c->ctx, EVP_chacha20(), NULL, key, iv) != 1) {
+		EVP_CIPHER_CTX_free(c->ctx);
+		free(c->zeros);
+		free(c);
+		c = NULL;
+	}
+	surand_wipe(key, sizeof(key));
+	return c;
+#else
+	(void)max_len;
+	return NULL;
+#endif
+}
+
+static int ossl_chacha_fill(void *ctx, void *buf, size_t len)
+{
+#ifdef HAVE_OPENSSL
+	struct ossl_chacha_ctx *c = ctx;
+	int out = 0;
+	return EVP_EncryptUpdate(c->ctx, buf, &out, c->zeros, (int)len) == 1 && out == (int)len ? 0
+												  : -1;
+#else
+	(void)ctx;
+	(void)buf;
+	(void)len;
+	return -1;
+#endif
+}
+
+static void ossl_chacha_fini(void *ctx)
+{
+#ifdef HAVE_OPENSSL
+	struct ossl_chacha_ctx *c = ctx;
+	EVP_CIPHER_CTX_free(c->ctx);
+	free(c->zeros);
+	free(c);
+#else
+	(void)ctx;
+#endif
+}
+
+static const struct bench_source src_ossl_chacha = {
+	.name = "openssl-chacha",
+	.kind = BENCH_KIND_LIBRARY,
+	.setup = ossl_chacha_setup,
+	.thread_init = ossl_chacha_init,
+	.fill = ossl_chacha_fill,
+	.thread_fini = ossl_chacha_fini,
+};
+
+/* ---- libsodium randombytes_buf ------------------------------------------------ */
+static int sodium_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	(void)arg;
+#ifdef HAVE_SODIUM
+	if (sodium_init() < 0) {
+		snprintf(why, why_len, "sodium_init() failed");
+		return -1;
+	}
+	const char *impl = randombytes_implementation_name();
+	snprintf(desc, desc_len, "libsodium %s randombytes_buf, implementation \"%s\"%s",
+		 sodium_version_string(), impl ? impl : "?",
+		 impl && strcmp(impl, "sysrandom") == 0
+			 ? ": the getrandom(2) syscall, 256 bytes per syscall (libsodium's default)"
+			 : "");
+	return 0;
+#else
+	(void)desc;
+	(void)desc_len;
+	snprintf(why, why_len, "built without libsodium (apt-get install libsodium-dev, then rebuild)");
+	return -1;
+#endif
+}
+
+static int sodium_fill(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+#ifdef HAVE_SODIUM
+	randombytes_buf(buf, len);
+	return 0;
+#else
+	(void)buf;
+	(void)len;
+	return -1;
+#endif
+}
+
+static const struct bench_source src_sodium = {
+	.name = "sodium",
+	.kind = BENCH_KIND_LIBRARY,
+	.setup = sodium_setup,
+	.thread_init = no_state_init,
+	.fill = sodium_fill,
+	.thread_fini = no_state_fini,
+};
+
+const struct bench_source *const bench_system_sources[] = {
+	&src_bare,     &src_vdso,      &src_getrandom,   &src_urandom, &src_arc4random,
+	&src_ossl_rand, &src_ossl_chacha, &src_sodium,  NULL,
+};
+
+const struct bench_source *bench_find_system_source(const char *name)
+{
+	for (size_t i = 0; bench_system_sources[i]; i++)
+		if (strcmp(bench_system_sources[i]->name, name) == 0)
+			return bench_system_sources[i];
+	return NULL;
+}

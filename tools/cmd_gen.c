@@ -1,0 +1,360 @@
+/*
+ * cmd_gen.c - `surand [-n SIZE] [-o FILE] [-f FORMAT] [-j THREADS] [--progress]`:
+ * random bytes from surand_bytes() to stdout or a file.
+ *
+ * THREADS workers fill disjoint chunks (each a whole number of output units:
+ * bytes, base64 lines or UUIDs) in a ring of THREADS + 4 slots, encoding them
+ * too; the main thread writes the chunks strictly in order.  Chunk c lives in
+ * slot c % nslots; a worker waits until the writer has released that slot for
+ * chunk c (slot->next == c), so no chunk is ever overwritten before it is
+ * written, whatever the thread count.
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "format.h"
+#include "parse.h"
+#include "progress.h"
+#include "surand.h"
+
+#define GEN_RAW_CHUNK_BYTES (1u << 20)       /* raw: 1 MiB per chunk */
+#define GEN_HEX_CHUNK_BYTES (1u << 19)       /* hex: 512 KiB in, 1 MiB out */
+#define GEN_B64_CHUNK_LINES 9198u            /* base64: 9198 lines of 57 bytes (~512 KiB) */
+#define GEN_UUID_CHUNK_COUNT 16384u          /* uuid: 16384 per chunk (256 KiB in) */
+#define GEN_SLOTS_EXTRA 4                    /* ring slots beyond the thread count */
+#define GEN_DEFAULT_BYTES 32                 /* `surand` alone: a 256-bit value */
+#define GEN_MAX_THREADS 256
+
+enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_READY };
+
+struct gen_slot {
+	uint8_t *raw;        /* random bytes (for raw output: also the output) */
+	char *out;           /* encoded output (NULL for raw) */
+	size_t out_len;      /* bytes of output in this chunk */
+	uint64_t units;      /* units in this chunk */
+	uint64_t next;       /* the chunk this slot may hold next */
+	enum slot_state state;
+};
+
+struct gen {
+	enum surand_format fmt;
+	uint64_t total_units;     /* SURAND_SIZE_INF: no end */
+	uint64_t chunk_units;
+	uint64_t nchunks;         /* UINT64_MAX with no end */
+	size_t raw_cap, out_cap;  /* per slot */
+	unsigned nslots;
+	struct gen_slot *slots;
+	pthread_mutex_t lock;
+	pthread_cond_t cv_ready;  /* a slot became READY (the writer waits) */
+	pthread_cond_t cv_free;   /* a slot was released (workers wait) */
+	uint64_t next_chunk;      /* next chunk a worker takes */
+	int stop;
+};
+
+static uint64_t unit_raw_bytes(enum surand_format f)
+{
+	return f == SURAND_FMT_UUID ? 16 : 1;
+}
+
+/* Generates and encodes chunk c into slot s (called without the lock). */
+static void fill_chunk(struct gen *g, struct gen_slot *s, uint64_t c)
+{
+	uint64_t units = g->chunk_units;
+	int final = 0;
+	size_t raw, i;
+
+	if (g->total_units != SURAND_SIZE_INF && c == g->nchunks - 1) {
+		units = g->total_units - c * g->chunk_units;
+		final = 1;
+	}
+	raw = (size_t)(units * unit_raw_bytes(g->fmt));
+	surand_bytes(s->raw, raw);
+	s->units = units;
+	switch (g->fmt) {
+	case SURAND_FMT_RAW:
+		s->out_len = raw;
+		break;
+	case SURAND_FMT_HEX:
+		s->out_len = surand_hex_encode(s->out, s->raw, raw);
+		if (final)
+			s->out[s->out_len++] = '\n';
+		break;
+	case SURAND_FMT_BASE64:
+		s->out_len = surand_base64_lines(s->out, s->raw, raw, final);
+		break;
+	case SURAND_FMT_UUID:
+		s->out_len = 0;
+		for (i = 0; i < units; i++)
+			s->out_len += surand_uuid_line(s->out + s->out_len, s->raw + 16 * i);
+		break;
+	}
+	if (s->out)
+		explicit_bzero(s->raw, raw); /* the output buffer now holds the same secret */
+}
+
+static void *worker(void *arg)
+{
+	struct gen *g = arg;
+
+	pthread_mutex_lock(&g->lock);
+	for (;;) {
+		uint64_t c;
+		struct gen_slot *s;
+
+		if (g->stop || g->next_chunk >= g->nchunks)
+			break;
+		c = g->next_chunk++;
+		s = &g->slots[c % g->nslots];
+		while (!g->stop && s->next != c)
+			pthread_cond_wait(&g->cv_free, &g->lock);
+		if (g->stop)
+			break;
+		s->state = SLOT_FILLING;
+		pthread_mutex_unlock(&g->lock);
+		fill_chunk(g, s, c);
+		pthread_mutex_lock(&g->lock);
+		s->state = SLOT_READY;
+		pthread_cond_broadcast(&g->cv_ready);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+/* Writes all of buf; 0 or an errno value. */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Runs the ring; returns an exit status.  name: what fd is, for messages. */
+static int gen_run(struct gen *g, unsigned nthreads, int fd, const char *name,
+		   enum surand_progress_mode pmode)
+{
+	pthread_t *tids = calloc(nthreads, sizeof(*tids));
+	struct surand_progress prog;
+	uint64_t w, done_raw = 0, per_unit = unit_raw_bytes(g->fmt), total_raw;
+	unsigned i, started = 0;
+	int rc = SURAND_EX_OK, err = 0;
+
+	g->nslots = nthreads + GEN_SLOTS_EXTRA;
+	g->slots = calloc(g->nslots, sizeof(*g->slots));
+	if (!tids || !g->slots) {
+		fprintf(stderr, "surand: out of memory\n");
+		free(tids);
+		free(g->slots);
+		return SURAND_EX_FAIL;
+	}
+	for (i = 0; i < g->nslots; i++) {
+		g->slots[i].next = i;
+		g->slots[i].raw = malloc(g->raw_cap);
+		g->slots[i].out = g->out_cap ? malloc(g->out_cap) : NULL;
+		if (!g->slots[i].raw || (g->out_cap && !g->slots[i].out)) {
+			fprintf(stderr, "surand: out of memory (%u chunk buffers)\n", g->nslots);
+			rc = SURAND_EX_FAIL;
+			goto out;
+		}
+	}
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cv_ready, NULL);
+	pthread_cond_init(&g->cv_free, NULL);
+	for (i = 0; i < nthreads; i++) {
+		if (pthread_create(&tids[i], NULL, worker, g) != 0)
+			break;
+		started++;
+	}
+	if (started == 0) {
+		fprintf(stderr, "surand: cannot start a worker thread\n");
+		rc = SURAND_EX_FAIL;
+		goto out_sync;
+	}
+	total_raw = g->total_units == SURAND_SIZE_INF ? SURAND_PROGRESS_UNKNOWN
+		    : g->total_units > UINT64_MAX / per_unit ? SURAND_PROGRESS_UNKNOWN - 1
+							     : g->total_units * per_unit;
+	surand_progress_start(&prog, pmode, "", total_raw);
+	for (w = 0; w < g->nchunks; w++) {
+		struct gen_slot *s = &g->slots[w % g->nslots];
+		const void *data;
+
+		pthread_mutex_lock(&g->lock);
+		while (!(s->state == SLOT_READY && s->next == w))
+			pthread_cond_wait(&g->cv_ready, &g->lock);
+		pthread_mutex_unlock(&g->lock);
+		data = s->out ? (const void *)s->out : (const void *)s->raw;
+		err = write_all(fd, data, s->out_len);
+		explicit_bzero(s->out ? (void *)s->out : (void *)s->raw, s->out_len);
+		if (err)
+			break;
+		done_raw += s->units * per_unit;
+		pthread_mutex_lock(&g->lock);
+		s->state = SLOT_FREE;
+		s->next = w + g->nslots;
+		pthread_cond_broadcast(&g->cv_free);
+		pthread_mutex_unlock(&g->lock);
+		surand_progress_update(&prog, done_raw);
+	}
+	surand_progress_end(&prog, done_raw);
+	if (err == EPIPE) {
+		rc = SURAND_EX_OK; /* the reader went away (`surand | head -c 10`): done, quietly */
+	} else if (err) {
+		fprintf(stderr, "surand: write to %s: %s\n", name, strerror(err));
+		rc = SURAND_EX_IOERR;
+	}
+out_sync:
+	pthread_mutex_lock(&g->lock);
+	g->stop = 1;
+	pthread_cond_broadcast(&g->cv_free);
+	pthread_mutex_unlock(&g->lock);
+	for (i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	pthread_mutex_destroy(&g->lock);
+	pthread_cond_destroy(&g->cv_ready);
+	pthread_cond_destroy(&g->cv_free);
+out:
+	for (i = 0; i < g->nslots; i++) {
+		/* random output may be key material: leave no copy in freed memory */
+		if (g->slots[i].raw)
+			explicit_bzero(g->slots[i].raw, g->raw_cap);
+		if (g->slots[i].out)
+			explicit_bzero(g->slots[i].out, g->out_cap);
+		free(g->slots[i].raw);
+		free(g->slots[i].out);
+	}
+	free(g->slots);
+	free(tids);
+	return rc;
+}
+
+int surand_cmd_gen(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"size", required_argument, NULL, 'n'},
+		{"output", required_argument, NULL, 'o'},
+		{"format", required_argument, NULL, 'f'},
+		{"threads", required_argument, NULL, 'j'},
+		{"progress", no_argument, NULL, 'P'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *size_arg = NULL, *out_path = NULL, *fmt_arg = NULL;
+	enum surand_progress_mode pmode = SURAND_PROGRESS_AUTO;
+	uint64_t nthreads = 1;
+	struct gen g;
+	int c, fd = STDOUT_FILENO, own_fd = 0, rc, fmt;
+
+	memset(&g, 0, sizeof(g));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":n:o:f:j:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': size_arg = optarg; break;
+		case 'o': out_path = optarg; break;
+		case 'f': fmt_arg = optarg; break;
+		case 'j':
+			if (surand_parse_uint(optarg, 1, GEN_MAX_THREADS, &nthreads) < 0) {
+				fprintf(stderr, "surand: bad thread count '%s' (1 to %d)\n", optarg,
+					GEN_MAX_THREADS);
+				return SURAND_EX_USAGE;
+			}
+			break;
+		case 'P': pmode = SURAND_PROGRESS_FORCE; break;
+		case ':':
+			fprintf(stderr, "surand: option '%s' needs a value (see surand --help)\n",
+				argv[optind - 1]);
+			return SURAND_EX_USAGE;
+		default:
+			fprintf(stderr, "surand: unknown option '%s' (see surand --help)\n",
+				argv[optind - 1]);
+			return SURAND_EX_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "surand: unknown command '%s' (see surand --help)\n", argv[optind]);
+		return SURAND_EX_USAGE;
+	}
+	if (fmt_arg) {
+		fmt = surand_parse_format(fmt_arg);
+		if (fmt < 0) {
+			fprintf(stderr, "surand: bad format '%s' (raw, hex, base64 or uuid)\n", fmt_arg);
+			return SURAND_EX_USAGE;
+		}
+	} else {
+		/* raw bytes never garble a terminal: hex there unless asked otherwise */
+		int to_stdout = !out_path || strcmp(out_path, "-") == 0;
+
+		fmt = to_stdout && isatty(STDOUT_FILENO) ? SURAND_FMT_HEX : SURAND_FMT_RAW;
+	}
+	g.fmt = (enum surand_format)fmt;
+	if (size_arg) {
+		if (surand_parse_size(size_arg, &g.total_units) < 0) {
+			fprintf(stderr, "surand: bad size '%s' (a number with an optional K, M, G, KiB, "
+					"MiB, GiB, kB, MB or GB suffix, or inf)\n", size_arg);
+			return SURAND_EX_USAGE;
+		}
+	} else {
+		g.total_units = g.fmt == SURAND_FMT_UUID ? 1 : GEN_DEFAULT_BYTES;
+	}
+	switch (g.fmt) {
+	case SURAND_FMT_RAW:
+		g.chunk_units = GEN_RAW_CHUNK_BYTES;
+		g.raw_cap = GEN_RAW_CHUNK_BYTES;
+		break;
+	case SURAND_FMT_HEX:
+		g.chunk_units = GEN_HEX_CHUNK_BYTES;
+		g.raw_cap = GEN_HEX_CHUNK_BYTES;
+		g.out_cap = 2 * GEN_HEX_CHUNK_BYTES + 1;
+		break;
+	case SURAND_FMT_BASE64:
+		g.chunk_units = (uint64_t)GEN_B64_CHUNK_LINES * SURAND_B64_LINE_BYTES;
+		g.raw_cap = (size_t)g.chunk_units;
+		g.out_cap = surand_base64_len((size_t)g.chunk_units);
+		break;
+	case SURAND_FMT_UUID:
+		g.chunk_units = GEN_UUID_CHUNK_COUNT;
+		g.raw_cap = 16 * GEN_UUID_CHUNK_COUNT;
+		g.out_cap = SURAND_UUID_LINE * GEN_UUID_CHUNK_COUNT;
+		break;
+	}
+	if (g.total_units == SURAND_SIZE_INF)
+		g.nchunks = UINT64_MAX;
+	else
+		g.nchunks = g.total_units / g.chunk_units + (g.total_units % g.chunk_units != 0);
+	/* fewer workers than chunks would only cost memory */
+	if (nthreads > g.nchunks)
+		nthreads = g.nchunks ? g.nchunks : 1;
+	if (out_path && strcmp(out_path, "-") != 0) {
+		/* mode 0600: random output is often key material */
+		fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+		if (fd < 0) {
+			fprintf(stderr, "surand: cannot open '%s' for writing: %s\n", out_path,
+				strerror(errno));
+			return SURAND_EX_IOERR;
+		}
+		own_fd = 1;
+	}
+	rc = gen_run(&g, (unsigned)nthreads, fd, own_fd ? out_path : "standard output", pmode);
+	if (own_fd && close(fd) < 0 && rc == SURAND_EX_OK) {
+		fprintf(stderr, "surand: write to '%s': %s\n", out_path, strerror(errno));
+		rc = SURAND_EX_IOERR;
+	}
+	return rc;
+}
