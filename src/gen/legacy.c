@@ -63,6 +63,7 @@ static void legacy_stats(struct surand_stats *st)
 	surand_unlock(&legacy_pool.lock, cs);
 	st->backend_counters[2] = SURAND_LOAD(legacy_pool.lock.contended);
 	st->backend_counters[3] = surand_p15_input_pulls();
+	st->backend_counters[4] = surand_p15_input_pooled();
 }
 
 #ifdef SURAND_TEST_BUILD
@@ -84,6 +85,7 @@ static int legacy_writes(int which, uint64_t *counts, uint32_t nwords)
 
 static int legacy_init(void)
 {
+	surand_design_prepare();
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = legacy_snapshot;
 	surand_test_pool_writes_fn = legacy_writes;
@@ -93,6 +95,7 @@ static int legacy_init(void)
 
 static int legacy_spin_init(void)
 {
+	surand_design_prepare();
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = legacy_snapshot;
 	surand_test_pool_writes_fn = legacy_writes;
