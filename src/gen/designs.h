@@ -139,11 +139,10 @@ static inline unsigned surand_current_node(void)
 }
 
 /*
- * What every design's init calls first: the topology, and the vDSO lookup.
- * A nested call (a signal handler interrupting a call) takes the kernel path,
- * whose first use would dlopen the vDSO and take kernel.c's lock inside the
- * handler; resolving it here, outside any handler, keeps that path free of
- * both.
+ * What every design's init calls first: the topology (sysfs, read once), and
+ * the vDSO lookup, so that nothing a design calls later (surand_fold_kernel,
+ * the kernel path) needs dlopen.  The front end looks the vDSO up at set-up
+ * as well; this keeps a design independent of that.
  */
 static inline void surand_design_prepare(void)
 {
