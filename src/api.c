@@ -82,6 +82,8 @@ static const struct surand_backend *backend_init(void)
 			r = -EAGAIN;
 		if (r == 0 && pthread_atfork(NULL, NULL, atfork_child) != 0)
 			r = -ENOMEM;
+		/* The vDSO is looked up here, never from a signal handler. */
+		(void)surand_vdso_available();
 		if (r == 0 && be->init)
 			r = be->init();
 		if (r == 0)
@@ -120,7 +122,7 @@ static void thread_exit_destructor(void *unused)
 /* The kernel path: lock-free, async-signal-safe. 0 or -errno. */
 static int kernel_path(void *buf, size_t len)
 {
-	if (surand_vdso_fill(buf, len) == 0)
+	if (surand_vdso_fill_nested(buf, len) == 0)
 		return 0;
 	return surand_kernel_fill(buf, len, 0);
 }

@@ -103,6 +103,9 @@ int surand_kernel_ready(void) SURAND_HIDDEN;
  * nested call finds its state in use).
  */
 int surand_vdso_fill(void *buf, size_t len) SURAND_HIDDEN;
+/* The same from a signal handler: uses the vDSO only if this thread already
+ * has a state (no lookup, no lock, no allocation); else -1. */
+int surand_vdso_fill_nested(void *buf, size_t len) SURAND_HIDDEN;
 int surand_vdso_available(void) SURAND_HIDDEN;
 /* Releases the calling thread's vDSO state (thread exit). */
 void surand_vdso_thread_exit(void) SURAND_HIDDEN;

@@ -135,9 +135,15 @@ void surand_test_salted_last_salt(uint32_t salt[5]);
 
 /* taskcrng: 1 when the calling thread has been switched to its own CRNG. */
 int surand_test_taskcrng_switched(void);
+/* taskcrng: sets the calling thread's CRNG crank count (the 2^24 re-key). */
+void surand_test_taskcrng_cranks(uint64_t cranks);
 
 /* percpu: the next n per-CPU trylocks fail as if another thread held them. */
 void surand_test_percpu_fail_trylock(int n);
+
+/* As if every wipe-on-fork page of the active design (not the base key) had
+ * been dropped under memory pressure: its secret state reads as zeros. */
+void surand_test_drop_state(void);
 
 #endif
 #endif

@@ -78,6 +78,15 @@ static void child_fail(const char *file, int line, const char *fmt, ...)
 			child_fail(__FILE__, __LINE__, __VA_ARGS__); \
 	} while (0)
 
+#define C_ASSERT_EQ_U64(a, b)                                                         \
+	do {                                                                          \
+		unsigned long long c_a_ = (unsigned long long)(a),                    \
+				   c_b_ = (unsigned long long)(b);                    \
+		if (c_a_ != c_b_)                                                     \
+			child_fail(__FILE__, __LINE__, "%s == %s: %llu != %llu", #a, #b, \
+				   c_a_, c_b_);                                       \
+	} while (0)
+
 static int sanitizer_build(void)
 {
 	const char *s = getenv("SURAND_SANITIZER");
@@ -568,13 +577,16 @@ static void body_signal(void)
 	size_t i, nm = 0;
 	struct timespec t0, t1;
 
+	/* The first call sets the backend up (and resolves the vDSO the kernel
+	 * path uses); a signal during set-up is the front end's business. */
+	surand_bytes(buf, 16);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sa.sa_flags = SA_RESTART;
 	C_ASSERT(sigaction(SIGALRM, &sa, NULL) == 0);
 	memset(&it, 0, sizeof(it));
-	it.it_interval.tv_usec = 300;
-	it.it_value.tv_usec = 300;
+	it.it_interval.tv_usec = sanitizer_build() ? 2000 : 300;
+	it.it_value.tv_usec = it.it_interval.tv_usec;
 	C_ASSERT(setitimer(ITIMER_REAL, &it, NULL) == 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0;; i++) {
@@ -714,6 +726,8 @@ static void last_iv(uint32_t iv[5])
 	uint32_t salt[5] = { 0 };
 	int i;
 
+	if (strcmp(cur_backend, "salted") == 0)
+		surand_test_salted_last_salt(salt);
 	for (i = 0; i < 5; i++)
 		iv[i] = ref_sha1_iv[i] ^ salt[i];
 }
@@ -811,6 +825,59 @@ static void body_backtrack_reseed(void)
 	C_ASSERT_MSG(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) == 0, "no snapshot hook");
 	C_ASSERT_MSG(!snapshot_regenerates(&s, out1, 10, iv1),
 		     "the state after a reseed regenerates output from before it");
+}
+
+static void drop_all(void)
+{
+	size_t sz = 0;
+	void *slot;
+
+	if (strcmp(cur_backend, "thread") == 0) {
+		/* thread has no drop hook: its slot is zeroed through its own. */
+		slot = surand_test_thread_slot(&sz);
+		if (slot)
+			memset(slot, 0, sz);
+		return;
+	}
+	surand_test_drop_state();
+}
+
+/*
+ * Every secret page of the design reads as zeros (MAP_DROPPABLE dropped it):
+ * the next calls re-seed, never output what a zero state would give.
+ */
+static void body_dropped(void)
+{
+	static const uint64_t nonces[] = { 0, 0x7463657269642d75ull, 0x656e6f2d6e776f64ull };
+	static uint8_t out[3][64];
+	struct ref_pool zp;
+	uint32_t zkey[8] = { 0 }, h[5];
+	uint8_t zf[10], warm[32];
+	size_t i, k;
+
+	surand_test_cpu_override(0);
+	surand_bytes(warm, sizeof(warm));
+	drop_all();
+	for (i = 0; i < 3; i++) {
+		surand_bytes(out[i], 64);
+		if (i == 1)
+			drop_all(); /* dropped again, between calls */
+	}
+	C_ASSERT(memcmp(out[0], out[1], 64) && memcmp(out[1], out[2], 64) &&
+		 memcmp(out[0], out[2], 64));
+	memset(&zp, 0, sizeof(zp));
+	zp.n = 32;
+	ref_hash(&zp, ref_sha1_iv, h);
+	ref_fold(h, zf);
+	for (i = 0; i < 3; i++) {
+		C_ASSERT_MSG(!memmem(out[i], 64, zf, 10), "output of a zero pool after a drop");
+		for (k = 0; k < sizeof(nonces) / sizeof(nonces[0]); k++)
+			C_ASSERT_MSG(!chacha_contains(zkey, nonces[k], 0, 64, out[i], 16),
+				     "output of a zero key after a drop");
+		for (k = 1; k <= 16; k++) /* small per-thread nonces (onekey) */
+			C_ASSERT_MSG(!chacha_contains(zkey, k, 0, 64, out[i], 16),
+				     "output of a zero key after a drop");
+	}
 }
 
 /* ==== 5. the 2015 pool code and the legacy design =========================== */
@@ -968,13 +1035,771 @@ static void body_pool_no_skip(void)
 static void body_legacy_lock_kind(void)
 {
 	struct surand_stats st;
-	uint8_t b[16];
+	uint8_t b[16], e[64];
+	uint64_t pooled;
 
 	surand_bytes(b, sizeof(b));
 	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
 	C_ASSERT(st.backend_counters[0] >= 2); /* two extractions at least */
 	C_ASSERT(st.backend_counters[1] >= 1); /* one pull from the input pool */
 	C_ASSERT(st.backend_counters[3] >= 1);
+	pooled = st.backend_counters[4];
+	/* The input side's sources feed the 2015 input pool: once the entropy
+	 * pool holds 256 credited bits, the next pull carries its bytes. */
+	memset(e, 0x5c, sizeof(e));
+	C_ASSERT(surand_add_entropy(e, sizeof(e), 256) == 0);
+	C_ASSERT(surand_reseed() == 0);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_EQ_U64(st.backend_counters[4], pooled + 1);
+	C_ASSERT(st.backend_counters[1] >= 2);
+}
+
+/* ---- multipool ------------------------------------------------------------ */
+
+static void setup_nodes4(void)
+{
+	setenv("SURAND_NODES", "4", 1);
+	surand_test_config_reload();
+}
+
+/* A read changes exactly the pool of the caller's (simulated) node, and its
+ * output is that pool's next extraction. */
+static void body_multipool_node(void)
+{
+	struct surand_test_snapshot before[4], after[4];
+	struct surand_stats st;
+	struct ref_pool r;
+	uint8_t out[10], ref[10], warm[1];
+	unsigned cpu, node, k;
+
+	for (node = 0; node < 4; node++) {
+		surand_test_cpu_override((int)node); /* every pool pulls once */
+		surand_bytes(warm, 1);
+	}
+	for (cpu = 0; cpu < 12; cpu++) {
+		node = cpu % 4; /* SURAND_NODES: CPU c on node c % N */
+		surand_test_cpu_override((int)cpu);
+		for (k = 0; k < 4; k++)
+			C_ASSERT(surand_test_snapshot((int)k, &before[k]) == 0);
+		surand_bytes(out, sizeof(out));
+		for (k = 0; k < 4; k++)
+			C_ASSERT(surand_test_snapshot((int)k, &after[k]) == 0);
+		ref_from_snapshot(&r, &before[node]);
+		ref_extract(&r, ref);
+		C_ASSERT_MSG(memcmp(ref, out, 10) == 0, "cpu %u: output is not node %u's pool's", cpu,
+			     node);
+		for (k = 0; k < 4; k++) {
+			int changed = memcmp(before[k].pool, after[k].pool, 32 * 4) != 0;
+			C_ASSERT_MSG(changed == (k == node), "cpu %u: pool %u %s", cpu, k,
+				     changed ? "changed" : "unchanged");
+		}
+	}
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT(st.backend_counters[4] == 4);
+	C_ASSERT(st.backend_counters[1] >= 4); /* each node pool pulled */
+	C_ASSERT(surand_test_snapshot(4, &before[0]) == -1);
+}
+
+/* Without SURAND_NODES: as many pools as sysfs lists nodes with CPUs. */
+static void body_multipool_real(void)
+{
+	struct surand_stats st;
+	char path[96], buf[64];
+	uint8_t b[10];
+	unsigned i, want = 0;
+	int fd;
+
+	for (i = 0; i < 1024; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/cpulist", i);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		if (read(fd, buf, sizeof(buf)) > 1 && buf[0] >= '0' && buf[0] <= '9')
+			want++;
+		close(fd);
+	}
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_MSG(st.backend_counters[4] == (want ? want : 1), "%llu pools for %u nodes",
+		     (unsigned long long)st.backend_counters[4], want);
+}
+
+/* ---- salted --------------------------------------------------------------- */
+
+struct salted_read {
+	uint8_t out[10];
+	uint32_t salt[5];
+};
+
+static void *salted_reader(void *arg)
+{
+	struct salted_read *r = arg;
+
+	surand_bytes(r->out, sizeof(r->out));
+	surand_test_salted_last_salt(r->salt);
+	return NULL;
+}
+
+static void salted_ref(const struct surand_test_snapshot *s, const uint32_t salt[5], uint32_t h[5],
+		       uint8_t out[10])
+{
+	struct ref_pool p;
+	uint32_t iv[5];
+	int i;
+
+	ref_from_snapshot(&p, s);
+	for (i = 0; i < 5; i++)
+		iv[i] = ref_sha1_iv[i] ^ salt[i];
+	ref_hash(&p, iv, h);
+	ref_fold(h, out);
+}
+
+/* Two readers of one pool state get different bytes; both mixbacks wait in
+ * the buffer and are folded in, in order, when the holder releases. */
+static void body_salted_same_state(void)
+{
+	struct surand_test_snapshot s0, s1, s2;
+	struct salted_read a, b;
+	struct surand_stats st;
+	struct ref_pool r;
+	uint32_t ha[5], hb[5];
+	uint8_t warm[10], ra[10], rb[10], bytes[20];
+	pthread_t t;
+	int i;
+
+	surand_bytes(warm, sizeof(warm));
+	surand_test_salted_hold(1); /* as a reader that won the trylock */
+	C_ASSERT(surand_test_snapshot(0, &s0) == 0);
+	C_ASSERT(pthread_create(&t, NULL, salted_reader, &a) == 0);
+	pthread_join(t, NULL);
+	C_ASSERT(pthread_create(&t, NULL, salted_reader, &b) == 0);
+	pthread_join(t, NULL);
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	C_ASSERT_MSG(memcmp(s0.pool, s1.pool, 128) == 0 && s0.add_ptr == s1.add_ptr,
+		     "the pool changed while the mixback lock was held");
+	C_ASSERT_MSG(s1.extra_len == 40, "%u bytes wait in the buffer", s1.extra_len);
+	C_ASSERT_MSG(memcmp(a.salt, b.salt, 20) != 0, "two readers used one salt");
+	C_ASSERT_MSG(memcmp(a.out, b.out, 10) != 0, "two readers of one pool state got equal bytes");
+	salted_ref(&s0, a.salt, ha, ra);
+	salted_ref(&s0, b.salt, hb, rb);
+	C_ASSERT_MSG(memcmp(ra, a.out, 10) == 0 && memcmp(rb, b.out, 10) == 0,
+		     "output is not the salted hash of the pool");
+	surand_test_salted_hold(0);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT(st.backend_counters[6] == 0 && st.backend_counters[3] == 2);
+	C_ASSERT(surand_test_snapshot(0, &s2) == 0);
+	C_ASSERT(s2.extra_len == 0);
+	/* The pool now has both hashes mixed back, A's first. */
+	ref_from_snapshot(&r, &s0);
+	for (i = 0; i < 5; i++)
+		le32(bytes + 4 * i, ha[i]);
+	ref_mix(&r, bytes, 20);
+	for (i = 0; i < 5; i++)
+		le32(bytes + 4 * i, hb[i]);
+	ref_mix(&r, bytes, 20);
+	C_ASSERT_MSG(memcmp(r.w, s2.pool, 128) == 0 && r.add_ptr == s2.add_ptr,
+		     "the folded pool differs from the reference mixback of both hashes");
+}
+
+#define SL_THREADS 8
+#define SL_CALLS 300
+static int sl_done;
+
+static void *salted_worker(void *arg)
+{
+	uint8_t b[10];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < SL_CALLS; i++) {
+		surand_bytes(b, sizeof(b)); /* one extraction */
+		__atomic_fetch_add(&sl_done, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Under 8 concurrent readers (and a holder that keeps the lock a while, so
+ * the buffer fills), every hash is mixed back exactly once. */
+static void body_salted_no_loss(void)
+{
+	pthread_t th[SL_THREADS];
+	struct surand_stats st;
+	uint64_t w[32], sum = 0, total;
+	uint8_t warm[10];
+	int i, k;
+
+	surand_bytes(warm, sizeof(warm));
+	surand_test_salted_hold(1);
+	for (i = 0; i < SL_THREADS; i++)
+		C_ASSERT(pthread_create(&th[i], NULL, salted_worker, NULL) == 0);
+	/* 64 appended (the buffer is full), then give readers time to block. */
+	for (k = 0; k < 4000 && __atomic_load_n(&sl_done, __ATOMIC_RELAXED) < 64; k++)
+		usleep(1000);
+	usleep(200000);
+	surand_test_salted_hold(0);
+	for (k = 0; k < 50; k++) {
+		surand_test_salted_hold(1);
+		usleep(500);
+		surand_test_salted_hold(0);
+		usleep(200);
+	}
+	for (i = 0; i < SL_THREADS; i++)
+		pthread_join(th[i], NULL);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	total = 1 + SL_THREADS * SL_CALLS;
+	C_ASSERT_MSG(st.backend_counters[0] == total, "%llu hashes for %llu extractions",
+		     (unsigned long long)st.backend_counters[0], (unsigned long long)total);
+	C_ASSERT_MSG(st.backend_counters[6] == 0, "%llu hashes still wait",
+		     (unsigned long long)st.backend_counters[6]);
+	C_ASSERT(st.backend_counters[2] == st.backend_counters[3]);
+	C_ASSERT(st.backend_counters[1] + st.backend_counters[3] + st.backend_counters[4] == total);
+	C_ASSERT_MSG(st.backend_counters[2] >= 64, "only %llu hashes went through the buffer",
+		     (unsigned long long)st.backend_counters[2]);
+	C_ASSERT_MSG(st.backend_counters[4] >= 1, "no reader found the buffer full");
+	/* The pool saw every byte: 20 per hash, 128 per pull, nothing else. */
+	C_ASSERT(surand_test_pool_writes(0, w, 32) == 0);
+	for (i = 0; i < 32; i++)
+		sum += w[i];
+	C_ASSERT_MSG(sum == 20 * total + 128 * st.backend_counters[5],
+		     "%llu pool words mixed for %llu hashes and %llu pulls", (unsigned long long)sum,
+		     (unsigned long long)total, (unsigned long long)st.backend_counters[5]);
+}
+
+/* ---- taskcrng ------------------------------------------------------------- */
+
+#define SEC_NS 1000000000ull
+
+/* A careful caller (one 32-byte read per second) stays on the shared pool:
+ * each read is the pool's next extractions, and the pool moves on. */
+static void body_task_careful(void)
+{
+	struct surand_test_snapshot s0, s1;
+	struct surand_stats st;
+	struct ref_pool r;
+	uint8_t out[32], ref[40];
+	int i, k;
+
+	for (i = 0; i < 20; i++) {
+		surand_test_clock_advance(SEC_NS + SEC_NS / 10);
+		if (i == 0)
+			surand_bytes(out, 1); /* the first pull */
+		C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s0) == 0);
+		C_ASSERT(s0.kind == SURAND_TEST_SNAP_POOL);
+		surand_bytes(out, i == 0 ? 31 : 32);
+		C_ASSERT_MSG(!surand_test_taskcrng_switched(), "careful read %d switched the thread", i);
+		C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s1) == 0);
+		ref_from_snapshot(&r, &s0);
+		for (k = 0; k < 4; k++)
+			ref_extract(&r, ref + 10 * k);
+		C_ASSERT_MSG(memcmp(ref, out, i == 0 ? 31 : 32) == 0, "read %d is not the pool's", i);
+		/* Per-read mixback: the pool after the read regenerates none of it. */
+		ref_from_snapshot(&r, &s1);
+		ref_extract(&r, ref);
+		C_ASSERT(memcmp(ref, out + 20, 10) != 0 && memcmp(ref, out, 10) != 0);
+	}
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT(st.backend_counters[0] == 0);  /* no thread switched */
+	C_ASSERT(st.backend_counters[1] == 21); /* reads from the pool */
+	C_ASSERT(st.backend_counters[2] == 0);  /* none from a CRNG */
+}
+
+static void *task_big_first(void *arg)
+{
+	uint8_t b[33];
+
+	(void)arg;
+	surand_bytes(b, sizeof(b)); /* 33 > 32 bytes: switched at once */
+	return (void *)(intptr_t)surand_test_taskcrng_switched();
+}
+
+static void *task_many_small(void *arg)
+{
+	uint8_t b[3];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 10; i++) {
+		surand_bytes(b, sizeof(b)); /* 10 reads, 30 bytes: careful */
+		if (surand_test_taskcrng_switched())
+			return (void *)(intptr_t)(100 + i);
+	}
+	surand_bytes(b, 1); /* the 11th read in the second: switched */
+	return (void *)(intptr_t)surand_test_taskcrng_switched();
+}
+
+static void *task_bytes_edge(void *arg)
+{
+	uint8_t b[16];
+
+	(void)arg;
+	surand_bytes(b, 16);
+	surand_bytes(b, 16); /* 32 bytes: still careful */
+	if (surand_test_taskcrng_switched())
+		return (void *)(intptr_t)7;
+	surand_bytes(b, 1); /* 33: switched */
+	return (void *)(intptr_t)surand_test_taskcrng_switched();
+}
+
+static intptr_t run_thread(void *(*fn)(void *))
+{
+	pthread_t t;
+	void *rv = NULL;
+
+	if (pthread_create(&t, NULL, fn, NULL) != 0)
+		return -1;
+	pthread_join(t, &rv);
+	return (intptr_t)rv;
+}
+
+static void body_task_limits(void)
+{
+	struct surand_stats st;
+	intptr_t v;
+
+	v = run_thread(task_big_first);
+	C_ASSERT_MSG(v == 1, "a 33-byte first read was served by the pool");
+	v = run_thread(task_many_small);
+	C_ASSERT_MSG(v == 1, "10 reads a second: %s", v >= 100 ? "switched too early" : "11th not switched");
+	v = run_thread(task_bytes_edge);
+	C_ASSERT_MSG(v == 1, "32 bytes: %s", v == 7 ? "switched at the limit" : "33rd byte not switched");
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_EQ_U64(st.backend_counters[0], 3);
+	C_ASSERT_EQ_U64(st.backend_counters[6], 0); /* the threads' slots came back */
+}
+
+static void setup_task_env(void)
+{
+	setenv("SURAND_TASKCRNG_READS", "3", 1);
+	setenv("SURAND_TASKCRNG_BYTES", "1000", 1);
+	surand_test_config_reload();
+}
+
+static void body_task_env(void)
+{
+	uint8_t b[200];
+
+	surand_bytes(b, 200);
+	surand_bytes(b, 200);
+	surand_bytes(b, 200);
+	C_ASSERT_MSG(!surand_test_taskcrng_switched(), "3 reads of 200 bytes switched (limits 3, 1000)");
+	surand_bytes(b, 1);
+	C_ASSERT_MSG(surand_test_taskcrng_switched(), "the 4th read was not switched");
+}
+
+/* An abuser reads its own CRNG: no lock, no pool; no backtracking protection
+ * until its key is replaced (2^24 cranks, 300 s, or surand_reseed()). */
+static void body_task_abuser(void)
+{
+	struct surand_test_snapshot s;
+	struct surand_stats st0, st1;
+	uint8_t out[16], old[16];
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_test_taskcrng_switched());
+	C_ASSERT(surand_stats(&st0, sizeof(st0)) == 0);
+	C_ASSERT_EQ_U64(st0.backend_counters[0], 1);
+	C_ASSERT(st0.backend_counters[2] >= 997 && st0.backend_counters[3] == 1);
+	/* Honest about the design: the state regenerates the last output. */
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) == 0);
+	C_ASSERT(s.kind == SURAND_TEST_SNAP_CHACHA);
+	C_ASSERT_MSG(chacha_contains(s.key, s.nonce, s.counter - 1, s.counter, out, 16),
+		     "the abuser's output is not its CRNG's stream");
+	/* Five minutes later, the next read takes a new key from the pool. */
+	memcpy(old, out, 16);
+	surand_test_clock_advance(301 * SEC_NS);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[3], 2);
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) == 0);
+	C_ASSERT_MSG(!chacha_contains(s.key, s.nonce, 0, s.counter + 8, old, 16) &&
+			     !memmem(s.extra, s.extra_len, old, 16),
+		     "after the reseed the state still regenerates older output");
+	/* 2^24 cranks: re-keyed too. */
+	surand_test_taskcrng_cranks(1ull << 24);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[3], 3);
+	/* surand_reseed(): re-keyed before the next output. */
+	C_ASSERT(surand_reseed() == 0);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[3], 4);
+	/* Still switched after a quiet second: an abuser stays one. */
+	surand_test_clock_advance(5 * SEC_NS);
+	surand_bytes(out, 1);
+	C_ASSERT(surand_test_taskcrng_switched());
+}
+
+/* ---- nodecrng ------------------------------------------------------------- */
+
+static void xor_key(uint32_t key[8], const uint8_t *b)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		key[i] ^= (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
+			  (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
+}
+
+/*
+ * After surand_reseed() (RNDRESEEDCRNG), a node's next read reseeds it from
+ * the primary: computed here from copies of both states, block by block as
+ * random.c does it (crng_reseed, _extract_crng, _crng_backtrack_protect).
+ */
+static void body_nodecrng_from_primary(void)
+{
+	struct surand_test_snapshot p0, n0, p1, n1;
+	uint8_t warm[16], out[16], bp[64], bn[64];
+	uint32_t pkey[8], nkey[8];
+
+	surand_test_cpu_override(0);
+	surand_bytes(warm, sizeof(warm));
+	C_ASSERT(surand_reseed() == 0);
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_PRIMARY, &p0) == 0);
+	C_ASSERT(surand_test_snapshot(0, &n0) == 0);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_PRIMARY, &p1) == 0);
+	C_ASSERT(surand_test_snapshot(0, &n1) == 0);
+	/* The primary's block: its first half re-keys the node, its second
+	 * half protects the primary. */
+	surand_chacha20_blocks_portable(p0.key, p0.counter, p0.nonce, bp, 1);
+	memcpy(pkey, p0.key, 32);
+	xor_key(pkey, bp + 32);
+	C_ASSERT_MSG(memcmp(pkey, p1.key, 32) == 0 && p1.counter == p0.counter + 1,
+		     "the primary was not used and protected once");
+	memcpy(nkey, n0.key, 32);
+	xor_key(nkey, bp);
+	surand_chacha20_blocks_portable(nkey, n0.counter, n0.nonce, bn, 1);
+	C_ASSERT_MSG(memcmp(bn, out, 16) == 0, "the read is not the node's block after the reseed");
+	/* Backtrack protection: bytes 16..47 of that block into the key. */
+	xor_key(nkey, bn + 16);
+	C_ASSERT_MSG(memcmp(nkey, n1.key, 32) == 0 && n1.counter == n0.counter + 1,
+		     "the node's key after the read is not key ^ unused output");
+	C_ASSERT(!chacha_contains(n1.key, n1.nonce, n1.counter - 8, n1.counter + 8, out, 16));
+}
+
+/* The injected clock: nothing reseeds before 300 s, both do after. */
+static void body_nodecrng_clock(void)
+{
+	struct surand_stats st0, st1, st2;
+	uint8_t b[16];
+
+	surand_test_cpu_override(0);
+	surand_bytes(b, sizeof(b));
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st0, sizeof(st0)) == 0);
+	surand_test_clock_advance(150 * SEC_NS);
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[1], st0.backend_counters[1]);
+	C_ASSERT_EQ_U64(st1.backend_counters[2], st0.backend_counters[2]);
+	surand_test_clock_advance(151 * SEC_NS);
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st2, sizeof(st2)) == 0);
+	/* The node from the primary, the primary (due too) from the input pool. */
+	C_ASSERT_EQ_U64(st2.backend_counters[1], st1.backend_counters[1] + 1);
+	C_ASSERT_EQ_U64(st2.backend_counters[2], st1.backend_counters[2] + 1);
+}
+
+/* Simulated nodes: each node's CRNG is its own, with its own lock. */
+static void body_nodecrng_nodes(void)
+{
+	struct surand_test_snapshot a0, a1, b0, b1;
+	struct surand_stats st;
+	uint8_t x[16];
+
+	surand_test_cpu_override(1);
+	surand_bytes(x, sizeof(x));
+	surand_test_cpu_override(2);
+	surand_bytes(x, sizeof(x));
+	C_ASSERT(surand_test_snapshot(1, &a0) == 0 && surand_test_snapshot(2, &b0) == 0);
+	C_ASSERT(memcmp(a0.key, b0.key, 32) != 0);
+	surand_bytes(x, sizeof(x)); /* node 2 again */
+	C_ASSERT(surand_test_snapshot(1, &a1) == 0 && surand_test_snapshot(2, &b1) == 0);
+	C_ASSERT(memcmp(a0.key, a1.key, 32) == 0 && a0.counter == a1.counter);
+	C_ASSERT(memcmp(b0.key, b1.key, 32) != 0 && b1.counter == b0.counter + 1);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_EQ_U64(st.backend_counters[3], 4);
+}
+
+/* ---- onekey --------------------------------------------------------------- */
+
+struct ok_rec {
+	uint32_t key[8];
+	uint64_t nonce, start, nblocks;
+	uint32_t proc; /* 0 parent, 1.. children */
+	uint32_t pad;
+};
+
+#define OK_THREADS 8
+#define OK_CALLS 150
+#define OK_CHILD_CALLS 50
+static struct ok_rec ok_recs[OK_THREADS * OK_CALLS + 4 * OK_CHILD_CALLS + 16];
+static int ok_nrec;
+static int ok_bad; /* a call whose output is not the stream its triple names */
+
+static void ok_draw(struct ok_rec *r, uint64_t *seed, uint32_t proc)
+{
+	struct surand_test_snapshot s;
+	uint8_t out[300], ref[64];
+	size_t len = 1 + (size_t)(t_rand64(seed) % sizeof(out));
+
+	surand_bytes(out, len);
+	if (surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) != 0) {
+		__atomic_store_n(&ok_bad, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	memcpy(r->key, s.key, 32);
+	r->nonce = s.nonce;
+	memcpy(&r->start, s.extra, 8);
+	r->nblocks = (len + 63) / 64;
+	r->proc = proc;
+	/* The triple is the truth: the output is that stream's first blocks. */
+	surand_chacha20_blocks_portable(s.key, r->start, s.nonce, ref, 1);
+	if (memcmp(ref, out, len < 64 ? len : 64) != 0 || s.counter != r->start + r->nblocks)
+		__atomic_store_n(&ok_bad, 1, __ATOMIC_RELAXED);
+}
+
+static void *ok_worker(void *arg)
+{
+	uint64_t seed = (uint64_t)(uintptr_t)arg * 7919 + 1;
+	int i, slot;
+
+	for (i = 0; i < OK_CALLS; i++) {
+		slot = __atomic_fetch_add(&ok_nrec, 1, __ATOMIC_RELAXED);
+		ok_draw(&ok_recs[slot], &seed, 0);
+	}
+	return NULL;
+}
+
+static int cmp_ok(const void *a, const void *b)
+{
+	const struct ok_rec *x = a, *y = b;
+	int c = memcmp(x->key, y->key, 32);
+
+	if (c)
+		return c;
+	if (x->nonce != y->nonce)
+		return x->nonce < y->nonce ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return 0;
+}
+
+/* No (key, nonce, position) triple is used twice: across 8 threads, across
+ * reseeds (forced and by the clock), across fork children. */
+static void body_onekey_triples(void)
+{
+	pthread_t th[OK_THREADS];
+	uint64_t seed = 99;
+	int i, k, p[2], keys = 1, n;
+	pid_t pid;
+
+	C_ASSERT(pipe(p) == 0);
+	for (i = 0; i < 4; i++) /* the parent draws before it forks */
+		ok_draw(&ok_recs[ok_nrec++], &seed, 0);
+	for (k = 1; k <= 2; k++) {
+		pid = fork();
+		C_ASSERT(pid >= 0);
+		if (pid == 0) {
+			struct ok_rec r;
+
+			for (i = 0; i < OK_CHILD_CALLS; i++) {
+				memset(&r, 0, sizeof(r));
+				ok_draw(&r, &seed, (uint32_t)k);
+				if (ok_bad || write(p[1], &r, sizeof(r)) != sizeof(r))
+					_exit(3);
+			}
+			_exit(0);
+		}
+	}
+	for (i = 0; i < OK_THREADS; i++)
+		C_ASSERT(pthread_create(&th[i], NULL, ok_worker, (void *)(uintptr_t)i) == 0);
+	for (i = 0; i < 3; i++) {
+		usleep(2000);
+		C_ASSERT(surand_reseed() == 0);
+		surand_test_clock_advance(SEC_NS + SEC_NS / 10); /* due by the clock too */
+	}
+	for (i = 0; i < OK_THREADS; i++)
+		pthread_join(th[i], NULL);
+	close(p[1]);
+	while (ok_nrec < (int)(sizeof(ok_recs) / sizeof(ok_recs[0])) &&
+	       read(p[0], &ok_recs[ok_nrec], sizeof(ok_recs[0])) == sizeof(ok_recs[0]))
+		ok_nrec++;
+	while (wait(&n) > 0)
+		C_ASSERT(WIFEXITED(n) && WEXITSTATUS(n) == 0);
+	C_ASSERT(!ok_bad);
+	C_ASSERT_EQ_U64(ok_nrec, 4 + OK_THREADS * OK_CALLS + 2 * OK_CHILD_CALLS);
+	qsort(ok_recs, (size_t)ok_nrec, sizeof(ok_recs[0]), cmp_ok);
+	for (i = 1; i < ok_nrec; i++) {
+		struct ok_rec *a = &ok_recs[i - 1], *b = &ok_recs[i];
+
+		if (memcmp(a->key, b->key, 32) != 0) {
+			keys++;
+			continue;
+		}
+		/* One key belongs to one process. */
+		C_ASSERT_MSG(a->proc == b->proc, "processes %u and %u share a key", a->proc, b->proc);
+		if (a->nonce == b->nonce)
+			C_ASSERT_MSG(a->start + a->nblocks <= b->start,
+				     "blocks %llu..%llu and %llu of one (key, nonce) overlap",
+				     (unsigned long long)a->start,
+				     (unsigned long long)(a->start + a->nblocks),
+				     (unsigned long long)b->start);
+	}
+	C_ASSERT_MSG(keys >= 3, "only %d keys: the reseeds did not happen", keys);
+}
+
+/* Honest about the design: the key in memory regenerates the last output;
+ * only the next reseed takes that away. */
+static void body_onekey_no_backtrack(void)
+{
+	struct surand_test_snapshot s0, s1;
+	struct surand_stats st0, st1;
+	uint8_t out[16], out2[16];
+	uint64_t start;
+
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s0) == 0);
+	memcpy(&start, s0.extra, 8);
+	C_ASSERT_MSG(chacha_contains(s0.key, s0.nonce, start, start + 1, out, 16),
+		     "the key does not regenerate the output (then the docs are wrong)");
+	C_ASSERT(surand_stats(&st0, sizeof(st0)) == 0);
+	surand_test_clock_advance(SEC_NS / 2);
+	surand_bytes(out2, sizeof(out2));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0]); /* < 1 s: same key */
+	surand_test_clock_advance(SEC_NS * 6 / 10);
+	surand_bytes(out2, sizeof(out2));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0] + 1);
+	C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s1) == 0);
+	C_ASSERT(s1.generation == s0.generation + 1 && memcmp(s1.key, s0.key, 32) != 0);
+	C_ASSERT(!chacha_contains(s1.key, s0.nonce, 0, s1.counter + 4, out, 16));
+}
+
+static void setup_onekey_secs(void)
+{
+	setenv("SURAND_ONEKEY_SECS", "5", 1);
+	surand_test_config_reload();
+}
+
+static void body_onekey_secs(void)
+{
+	struct surand_stats st0, st1;
+	uint8_t b[8];
+
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st0, sizeof(st0)) == 0);
+	surand_test_clock_advance(4 * SEC_NS);
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0]);
+	surand_test_clock_advance(2 * SEC_NS);
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+	C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0] + 1);
+}
+
+/* ---- percpu --------------------------------------------------------------- */
+
+/* Nonces of gen/base.c's derive and gen/common.c's one-use fill (their files
+ * name them "b-derive" and "u-direct"). */
+#define T_NONCE_BASE_DERIVE 0x6576697265642d62ull
+#define T_NONCE_DIRECT 0x7463657269642d75ull
+
+/* The slow path when the trylock is lost: the output is a one-use key by
+ * fast key erasure of the base key, and the CPU's state is untouched. */
+static void body_percpu_fallback(void)
+{
+	struct surand_test_snapshot s0, s1;
+	struct surand_stats st0, st1;
+	uint32_t base[8], onekey[8];
+	uint8_t warm[16], out[48], blk[64], ref[64];
+	size_t sizes[2] = { 16, 48 }, z;
+	int i, attempt;
+
+	surand_test_cpu_override(0);
+	surand_bytes(warm, sizeof(warm));
+	for (z = 0; z < 2; z++) {
+		for (attempt = 0; attempt < 5; attempt++) {
+			C_ASSERT(surand_test_snapshot(0, &s0) == 0);
+			C_ASSERT(surand_stats(&st0, sizeof(st0)) == 0);
+			C_ASSERT(surand_test_base_key(base) == 0);
+			surand_test_percpu_fail_trylock(1);
+			surand_bytes(out, sizes[z]);
+			C_ASSERT(surand_stats(&st1, sizeof(st1)) == 0);
+			if (st1.reseeds_timer == st0.reseeds_timer)
+				break; /* no scheduled base reseed came between */
+		}
+		C_ASSERT(attempt < 5);
+		C_ASSERT_EQ_U64(st1.backend_counters[1], st0.backend_counters[1] + 1);
+		C_ASSERT_EQ_U64(st1.rekeys, st0.rekeys + 1);
+		C_ASSERT_EQ_U64(st1.backend_counters[0], st0.backend_counters[0]);
+		C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+		C_ASSERT_MSG(memcmp(s0.key, s1.key, 32) == 0, "the slow path touched the CPU's key");
+		/* base block -> next base key | one-use key; then the one-use stream. */
+		surand_chacha20_blocks_portable(base, 0, T_NONCE_BASE_DERIVE, blk, 1);
+		for (i = 0; i < 8; i++)
+			onekey[i] = (uint32_t)blk[32 + 4 * i] | (uint32_t)blk[33 + 4 * i] << 8 |
+				    (uint32_t)blk[34 + 4 * i] << 16 | (uint32_t)blk[35 + 4 * i] << 24;
+		surand_chacha20_blocks_portable(onekey, 0, T_NONCE_DIRECT, ref, 1);
+		C_ASSERT_MSG(memcmp(ref, out, sizes[z]) == 0,
+			     "%zu-byte fallback is not a one-use key from the base", sizes[z]);
+		C_ASSERT(surand_test_base_key(base) == 0);
+		C_ASSERT_MSG(memcmp(base, blk, 32) == 0, "the base key was not replaced");
+	}
+	/* And the fast path again afterwards: the CPU's state moves on. */
+	surand_bytes(out, 16);
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	C_ASSERT(memcmp(s0.key, s1.key, 32) != 0);
+}
+
+/* The fast path is the 5.18 construction: the CPU's key gives one block;
+ * its first half is the CPU's next key, the rest the output (<= 32 bytes)
+ * or a one-use key. */
+static void body_percpu_fast(void)
+{
+	struct surand_test_snapshot s0, s1;
+	uint8_t warm[16], out[100], blk[64], ref[128];
+	uint32_t k[8];
+	int i;
+
+	surand_test_cpu_override(0);
+	surand_bytes(warm, sizeof(warm));
+	C_ASSERT(surand_test_snapshot(0, &s0) == 0);
+	surand_bytes(out, 20);
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	surand_chacha20_blocks_portable(s0.key, 0, 0, blk, 1);
+	C_ASSERT(memcmp(blk + 32, out, 20) == 0 && memcmp(blk, s1.key, 32) == 0);
+	s0 = s1;
+	surand_bytes(out, 100);
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	surand_chacha20_blocks_portable(s0.key, 0, 0, blk, 1);
+	for (i = 0; i < 8; i++)
+		k[i] = (uint32_t)blk[32 + 4 * i] | (uint32_t)blk[33 + 4 * i] << 8 |
+		       (uint32_t)blk[34 + 4 * i] << 16 | (uint32_t)blk[35 + 4 * i] << 24;
+	surand_chacha20_blocks_portable(k, 0, T_NONCE_DIRECT, ref, 2);
+	C_ASSERT(memcmp(ref, out, 100) == 0 && memcmp(blk, s1.key, 32) == 0);
+}
+
+/* Memory follows the CPUs, not the threads; forced slow paths mixed with
+ * fast ones under 8 threads on one CPU stay distinct. */
+static void body_percpu_bounded(void)
+{
+	struct surand_stats st;
+
+	surand_test_cpu_override(0);
+	surand_test_percpu_fail_trylock(300);
+	body_threads();
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_EQ_U64(st.backend_counters[3], surand_cpu_slots());
+	C_ASSERT_EQ_U64(st.slots_total, surand_cpu_slots());
+	C_ASSERT(st.backend_counters[1] >= 300);
+	/* Every call was served by exactly one of the two paths. */
+	C_ASSERT_EQ_U64(st.backend_counters[0] + st.backend_counters[1], TH_N * (TH_CALLS + TH_CALLS / 16));
 }
 
 /* ==== 6. main =============================================================== */
@@ -997,11 +1822,30 @@ static const struct bcase contract[] = {
 	{ "signal", body_signal, NULL, 0, NULL },
 	{ "chi2", body_chi2, NULL, 0, NULL },
 	{ "badinput", body_badinput, NULL, 0, NULL },
+	{ "dropped", body_dropped, NULL, 0, NULL },
 	{ "backtrack_per_call", body_backtrack_per_call, NULL, SURAND_BP_BACKTRACK_PER_CALL, NULL },
 	{ "backtrack_reseed", body_backtrack_reseed, NULL, SURAND_BP_BACKTRACK_RESEED, NULL },
 	{ "pool_no_skip", body_pool_no_skip, NULL, SURAND_BP_SHARED_POOL, NULL },
 	{ "legacy_reference", body_legacy_reference, NULL, 0, "legacy,legacy-spin" },
 	{ "legacy_counters", body_legacy_lock_kind, NULL, 0, "legacy,legacy-spin" },
+	{ "multipool_node", body_multipool_node, setup_nodes4, 0, "multipool" },
+	{ "multipool_real", body_multipool_real, NULL, 0, "multipool" },
+	{ "nodes4_threads", body_threads, setup_nodes4, SURAND_BP_PER_CPU, NULL },
+	{ "salted_same_state", body_salted_same_state, NULL, 0, "salted" },
+	{ "salted_no_loss", body_salted_no_loss, NULL, 0, "salted" },
+	{ "task_careful", body_task_careful, NULL, 0, "taskcrng" },
+	{ "task_limits", body_task_limits, NULL, 0, "taskcrng" },
+	{ "task_env", body_task_env, setup_task_env, 0, "taskcrng" },
+	{ "task_abuser", body_task_abuser, NULL, 0, "taskcrng" },
+	{ "nodecrng_from_primary", body_nodecrng_from_primary, NULL, 0, "nodecrng" },
+	{ "nodecrng_clock", body_nodecrng_clock, NULL, 0, "nodecrng" },
+	{ "nodecrng_nodes", body_nodecrng_nodes, setup_nodes4, 0, "nodecrng" },
+	{ "onekey_triples", body_onekey_triples, NULL, 0, "onekey" },
+	{ "onekey_no_backtrack", body_onekey_no_backtrack, NULL, 0, "onekey" },
+	{ "onekey_secs", body_onekey_secs, setup_onekey_secs, 0, "onekey" },
+	{ "percpu_fallback", body_percpu_fallback, NULL, 0, "percpu" },
+	{ "percpu_fast", body_percpu_fast, NULL, 0, "percpu" },
+	{ "percpu_bounded", body_percpu_bounded, NULL, 0, "percpu" },
 };
 
 static const struct bcase *cur_case;

@@ -103,6 +103,11 @@ int surand_cmd_stats(int argc, char **argv)
 		printf(" %llu", (unsigned long long)st.backend_counters[i]);
 	printf("\n");
 #undef U
+	/* Design-specific counters: their meaning per backend is in docs/designs.md. */
+	printf("%-22s", "backend_counters:");
+	for (size_t i = 0; i < sizeof(st.backend_counters) / sizeof(st.backend_counters[0]); i++)
+		printf(" %llu", (unsigned long long)st.backend_counters[i]);
+	printf("\n");
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (errno == EPIPE)
 			return SURAND_EX_OK; /* the reader went away: quietly, like the generator */

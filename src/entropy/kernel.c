@@ -311,19 +311,14 @@ static void *vdso_state_get(void)
 	return s;
 }
 
-int surand_vdso_fill(void *buf, size_t len)
+/* Fills buf through the vDSO with the calling thread's state; 0 or -1. */
+static int vdso_loop(uint8_t *p, size_t len)
 {
-	uint8_t *p = buf;
 	ssize_t n;
 
-	if (!surand_vdso_available())
-		return -1;
-	if (SURAND_UNLIKELY(!tls_vdso_state)) {
-		tls_vdso_state = vdso_state_get();
-		if (!tls_vdso_state)
-			return -1;
-	}
 	while (len) {
+		/* The vDSO itself falls back to the syscall when it finds the
+		 * state in use by a call a signal handler interrupted. */
 		n = vdso_fn(p, len, 0, tls_vdso_state, vdso_params.size_of_opaque_state);
 		if (n < 0) {
 			if (n == -EINTR)
@@ -334,6 +329,33 @@ int surand_vdso_fill(void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int surand_vdso_fill(void *buf, size_t len)
+{
+	if (!surand_vdso_available())
+		return -1;
+	if (SURAND_UNLIKELY(!tls_vdso_state)) {
+		tls_vdso_state = vdso_state_get();
+		if (!tls_vdso_state)
+			return -1;
+	}
+	return vdso_loop(buf, len);
+}
+
+/*
+ * For a call nested in a signal handler: only what is already set up is used
+ * (no dlopen, no lock, no mmap, none of which is async-signal-safe).
+ */
+int surand_vdso_fill_nested(void *buf, size_t len)
+{
+#ifdef SURAND_TEST_BUILD
+	if (det_on)
+		return -1;
+#endif
+	if (__atomic_load_n(&vdso_state_v, __ATOMIC_ACQUIRE) != 1 || !tls_vdso_state)
+		return -1;
+	return vdso_loop(buf, len);
 }
 
 void surand_vdso_thread_exit(void)

@@ -58,6 +58,10 @@ void surand_fill_from_key(uint32_t key[8], void *buf, size_t len)
 
 /* ---- the lock ---------------------------------------------------------------- */
 
+#if defined(__SANITIZE_THREAD__)
+uint32_t surand_full_fence_word;
+#endif
+
 /* Spins before sleeping: long enough for a holder that is running to finish
  * one pool extraction (a few hundred ns), short enough not to burn a slice. */
 #define LOCK_SPIN_TRIES 200
@@ -283,9 +287,11 @@ unsigned surand_current_cpu(void)
 	int c;
 
 #ifdef SURAND_TEST_BUILD
+	/* Not reduced: tests name CPUs beyond this machine's (simulated nodes);
+	 * per-CPU users index modulo surand_cpu_slots() anyway. */
 	c = __atomic_load_n(&topo_cpu_override, __ATOMIC_RELAXED);
 	if (c >= 0)
-		return (unsigned)c % topo_cpus;
+		return (unsigned)c;
 #endif
 	c = sched_getcpu();
 	if (c < 0)
@@ -350,6 +356,7 @@ void *surand_slab_get(struct surand_slab *s, uint32_t *index)
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	pthread_mutex_lock(&s->lock);
+	SURAND_BENCH_COUNT_LOCK();
 	if (s->free_head || slab_grow(s) == 0) {
 		i = s->free_head - 1;
 		m = slab_meta(s, i);
@@ -376,6 +383,7 @@ void surand_slab_put(struct surand_slab *s, uint32_t index)
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	pthread_mutex_lock(&s->lock);
+	SURAND_BENCH_COUNT_LOCK();
 	if (index < s->nchunks * slab_per_chunk(s)) {
 		m = slab_meta(s, index);
 		if (*m & SLAB_IN_USE) {
@@ -420,6 +428,7 @@ void surand_slab_foreach(struct surand_slab *s, void (*fn)(void *slot, void *arg
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	pthread_mutex_lock(&s->lock);
+	SURAND_BENCH_COUNT_LOCK();
 	n = s->nchunks * slab_per_chunk(s);
 	for (i = 0; i < n; i++)
 		if (*slab_meta(s, i) & SLAB_IN_USE)
@@ -435,6 +444,7 @@ static uint32_t slab_count(struct surand_slab *s, int total)
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	pthread_mutex_lock(&s->lock);
+	SURAND_BENCH_COUNT_LOCK();
 	v = total ? s->nchunks * slab_per_chunk(s) : s->in_use;
 	pthread_mutex_unlock(&s->lock);
 	pthread_setcancelstate(cs, NULL);
@@ -462,6 +472,32 @@ int surand_test_snapshot(int which, struct surand_test_snapshot *s)
 }
 
 int (*surand_test_pool_writes_fn)(int which, uint64_t *counts, uint32_t nwords);
+void (*surand_test_drop_fn)(void);
+
+void surand_test_drop_state(void)
+{
+	if (surand_test_drop_fn)
+		surand_test_drop_fn();
+}
+
+void surand_test_zero_words(void *p, size_t n)
+{
+	uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < n / 4; i++)
+		__atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
+}
+
+void surand_slab_test_zero(struct surand_slab *s)
+{
+	uint32_t i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->nchunks; i++)
+		memset(s->chunks[i], 0, SURAND_SLAB_CHUNK_BYTES);
+	pthread_mutex_unlock(&s->lock);
+}
 
 int surand_test_pool_writes(int which, uint64_t *counts, uint32_t nwords)
 {

@@ -22,22 +22,26 @@
 
 /* ==== 1. bench counters =====================================================
  *
- * The bench build counts shared writes: one SURAND_BENCH_COUNT_LOCK() per
- * acquisition of a lock shared between threads, one SURAND_BENCH_COUNT_RMW()
- * per other atomic read-modify-write of memory other threads use.  The macros
- * come from src/benchcount.h (bench helper); until that exists, or outside
- * bench builds, they compile to nothing.
+ * The bench build counts shared writes (src/benchcount.h): one
+ * SURAND_BENCH_COUNT_LOCK() where a lock shared between threads is obtained
+ * (once, whatever the lock does inside; a won trylock is an acquisition), one
+ * SURAND_BENCH_COUNT_RMW() per other atomic read-modify-write of memory other
+ * threads use (a failed trylock's CAS included).  Elsewhere they are no-ops.
  */
-#if defined(SURAND_BENCH_BUILD) && defined(__has_include)
-#if __has_include("benchcount.h")
 #include "benchcount.h"
-#endif
-#endif
-#ifndef SURAND_BENCH_COUNT_RMW
-#define SURAND_BENCH_COUNT_RMW() do { } while (0)
-#endif
-#ifndef SURAND_BENCH_COUNT_LOCK
-#define SURAND_BENCH_COUNT_LOCK() do { } while (0)
+
+/*
+ * A full barrier between a store and a later load of another location (the
+ * Dekker pattern of salted's mixback hand-off).  TSan does not model fences,
+ * so in TSan builds it is a seq_cst read-modify-write of one shared word,
+ * which TSan does model (and which orders the same way: all such RMWs are in
+ * one modification order).
+ */
+#if defined(__SANITIZE_THREAD__)
+extern uint32_t surand_full_fence_word SURAND_HIDDEN;
+#define SURAND_FULL_FENCE() ((void)__atomic_fetch_add(&surand_full_fence_word, 0, __ATOMIC_SEQ_CST))
+#else
+#define SURAND_FULL_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
 
 /* ==== 2. the lock ===========================================================
@@ -87,20 +91,24 @@ static inline int surand_trylock(struct surand_lock *l, int *cancel_state)
 	uint32_t free_v = 0;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
-	SURAND_BENCH_COUNT_LOCK();
-	if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) == 0 &&
-	    __atomic_compare_exchange_n(&l->word, &free_v, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return 1;
+	if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) == 0) {
+		if (__atomic_compare_exchange_n(&l->word, &free_v, 1, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			SURAND_BENCH_COUNT_LOCK();
+			return 1;
+		}
+		SURAND_BENCH_COUNT_RMW(); /* a CAS that lost */
+	}
 	pthread_setcancelstate(*cancel_state, NULL);
 	return 0;
 }
 
+/* The release is part of the acquisition (not counted again). */
 static inline void surand_unlock(struct surand_lock *l, int cancel_state)
 {
 	if (l->kind == SURAND_LOCK_SPIN) {
 		__atomic_store_n(&l->word, 0, __ATOMIC_RELEASE);
 	} else {
-		SURAND_BENCH_COUNT_RMW();
 		if (__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2)
 			surand_lock_wake(l);
 	}
@@ -121,12 +129,25 @@ unsigned surand_node_count(void) SURAND_HIDDEN;
 /* Size for per-CPU arrays: at least the possible CPUs (max id + 1). */
 unsigned surand_cpu_slots(void) SURAND_HIDDEN;
 unsigned surand_node_of_cpu(unsigned cpu) SURAND_HIDDEN;
-/* The calling thread's CPU now (sched_getcpu: rseq or vDSO), < surand_cpu_slots(). */
+/* The calling thread's CPU now (sched_getcpu: rseq or vDSO); per-CPU arrays
+ * index it modulo surand_cpu_slots() (test overrides may exceed it). */
 unsigned surand_current_cpu(void) SURAND_HIDDEN;
 
 static inline unsigned surand_current_node(void)
 {
 	return surand_node_of_cpu(surand_current_cpu());
+}
+
+/*
+ * What every design's init calls first: the topology (sysfs, read once), and
+ * the vDSO lookup, so that nothing a design calls later (surand_fold_kernel,
+ * the kernel path) needs dlopen.  The front end looks the vDSO up at set-up
+ * as well; this keeps a design independent of that.
+ */
+static inline void surand_design_prepare(void)
+{
+	surand_topology_init();
+	(void)surand_vdso_available();
 }
 
 /* ==== 4. the per-thread slab ================================================
@@ -188,6 +209,12 @@ extern const struct surand_backend surand_backend_percpu SURAND_HIDDEN;
 /* Set by the active backend's init: copies its state (see test_hooks.h). */
 extern int (*surand_test_snapshot_fn)(int which, struct surand_test_snapshot *s) SURAND_HIDDEN;
 extern int (*surand_test_pool_writes_fn)(int which, uint64_t *counts, uint32_t nwords) SURAND_HIDDEN;
+extern void (*surand_test_drop_fn)(void) SURAND_HIDDEN;
+/* Zeroes n bytes (a multiple of 4) with relaxed atomic stores: a "dropped
+ * page" that lock-free readers may be reading. */
+void surand_test_zero_words(void *p, size_t n) SURAND_HIDDEN;
+/* Zeroes every slot of a slab, in use or not (a dropped page). */
+void surand_slab_test_zero(struct surand_slab *s) SURAND_HIDDEN;
 #endif
 
 #endif /* SURAND_GEN_DESIGNS_H */

@@ -63,6 +63,7 @@ static void legacy_stats(struct surand_stats *st)
 	surand_unlock(&legacy_pool.lock, cs);
 	st->backend_counters[2] = SURAND_LOAD(legacy_pool.lock.contended);
 	st->backend_counters[3] = surand_p15_input_pulls();
+	st->backend_counters[4] = surand_p15_input_pooled();
 }
 
 #ifdef SURAND_TEST_BUILD
@@ -80,22 +81,33 @@ static int legacy_writes(int which, uint64_t *counts, uint32_t nwords)
 		return -1;
 	return surand_nbpool_writes(&legacy_pool, counts, nwords);
 }
+
+
+static void legacy_drop(void)
+{
+	surand_p15_test_drop_input();
+	surand_nbpool_test_drop(&legacy_pool);
+}
 #endif
 
 static int legacy_init(void)
 {
+	surand_design_prepare();
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = legacy_snapshot;
 	surand_test_pool_writes_fn = legacy_writes;
+	surand_test_drop_fn = legacy_drop;
 #endif
 	return legacy_init_kind(SURAND_LOCK_FUTEX);
 }
 
 static int legacy_spin_init(void)
 {
+	surand_design_prepare();
 #ifdef SURAND_TEST_BUILD
 	surand_test_snapshot_fn = legacy_snapshot;
 	surand_test_pool_writes_fn = legacy_writes;
+	surand_test_drop_fn = legacy_drop;
 #endif
 	return legacy_init_kind(SURAND_LOCK_SPIN);
 }

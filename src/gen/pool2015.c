@@ -23,6 +23,7 @@
  */
 #include "gen/pool2015.h"
 #include "crypto/sha1.h"
+#include "entropy/entropy.h"
 
 #include <errno.h>
 
@@ -152,6 +153,7 @@ int surand_p15_extract(struct surand_p15 *p, unsigned nwords, uint8_t out[SURAND
 static struct surand_p15 *in_st;                    /* wipe-on-fork memory */
 static struct surand_lock in_lock = SURAND_LOCK_INITIALIZER;
 static uint64_t in_pulls;                           /* under in_lock */
+static uint64_t in_pooled;                          /* under in_lock: pulls with entropy-pool bytes */
 
 /* With in_lock held: seeds the pool from the kernel if it is not. */
 static int input_ensure_locked(void)
@@ -178,15 +180,25 @@ static int input_ensure_locked(void)
 
 int surand_p15_input_pull(uint8_t *out, size_t n)
 {
-	uint8_t ev[INPUT_EVENT_BYTES], tmp[SURAND_P15_EXTRACT_BYTES];
+	uint8_t ev[INPUT_EVENT_BYTES], pe[32], tmp[SURAND_P15_EXTRACT_BYTES];
 	size_t k;
-	int r, cs, tries = 0;
+	int r, cs, tries = 0, pooled;
 
+	/* The input side's sources (src/entropy/): sampled now; when the
+	 * entropy pool holds 256 credited bits, 32 bytes of it join the input
+	 * pool with this pull, as the kernel's events joined its input pool. */
+	surand_entropy_collect();
+	pooled = surand_pool_extract_if_credited(pe, sizeof(pe), SURAND_POOL_RESEED_BITS) == 1;
 	surand_lock(&in_lock, &cs);
 	r = input_ensure_locked();
 	if (r == 0 && surand_kernel_fill(ev, sizeof(ev), 0) == 0)
 		surand_p15_mix(in_st, SURAND_P15_IN_WORDS, ev, sizeof(ev));
+	if (r == 0 && pooled) {
+		surand_p15_mix(in_st, SURAND_P15_IN_WORDS, pe, sizeof(pe));
+		in_pooled++;
+	}
 	surand_wipe(ev, sizeof(ev));
+	surand_wipe(pe, sizeof(pe));
 	while (r == 0 && n) {
 		if (surand_p15_extract(in_st, SURAND_P15_IN_WORDS, tmp) != 0) {
 			/* Dropped page: re-seed from the kernel and go on. */
@@ -224,7 +236,7 @@ void surand_p15_input_atfork_child(void)
 	 * child re-seeds from the kernel instead of sharing its parent's pool. */
 	if (in_st)
 		surand_wipe(in_st, sizeof(*in_st));
-	in_pulls = 0;
+	in_pulls = in_pooled = 0;
 }
 
 uint64_t surand_p15_input_pulls(void)
@@ -234,6 +246,17 @@ uint64_t surand_p15_input_pulls(void)
 
 	surand_lock(&in_lock, &cs);
 	v = in_pulls;
+	surand_unlock(&in_lock, cs);
+	return v;
+}
+
+uint64_t surand_p15_input_pooled(void)
+{
+	uint64_t v;
+	int cs;
+
+	surand_lock(&in_lock, &cs);
+	v = in_pooled;
 	surand_unlock(&in_lock, cs);
 	return v;
 }
@@ -351,6 +374,26 @@ int surand_nbpool_snapshot(struct surand_nbpool *nb, struct surand_test_snapshot
 	}
 	surand_unlock(&nb->lock, cs);
 	return r;
+}
+
+void surand_p15_test_drop_input(void)
+{
+	int cs;
+
+	surand_lock(&in_lock, &cs);
+	if (in_st)
+		memset(in_st, 0, sizeof(*in_st));
+	surand_unlock(&in_lock, cs);
+}
+
+void surand_nbpool_test_drop(struct surand_nbpool *nb)
+{
+	int cs;
+
+	surand_lock(&nb->lock, &cs);
+	if (nb->st)
+		memset(nb->st, 0, sizeof(*nb->st));
+	surand_unlock(&nb->lock, cs);
 }
 
 int surand_nbpool_writes(struct surand_nbpool *nb, uint64_t *counts, uint32_t nwords)

@@ -79,9 +79,11 @@ int surand_p15_extract(struct surand_p15 *p, unsigned nwords, uint8_t out[SURAND
 /* ==== 2. the input pool ===================================================== */
 /*
  * One per process (128 words, behind its own lock), seeded from the kernel on
- * first use with 512 bytes (the pool's size, 4096 bits), and fed 32 fresh
- * kernel bytes before every pull, standing in for the kernel's interrupt,
- * disk and input events.
+ * first use with 512 bytes (the pool's size, 4096 bits).  Before every pull
+ * it is fed 32 fresh kernel bytes and, when the input side's entropy pool
+ * (src/entropy/: events, surand_add_entropy, RDSEED, jitter) holds 256
+ * credited bits, 32 bytes extracted from it: the kernel's interrupt, disk
+ * and input events reached its input pool the same way, through mixing.
  */
 /* Extracts n bytes (10 per SHA-1 extraction) for another pool; 0 or -errno. */
 int surand_p15_input_pull(uint8_t *out, size_t n) SURAND_HIDDEN;
@@ -89,6 +91,8 @@ int surand_p15_input_pull(uint8_t *out, size_t n) SURAND_HIDDEN;
 int surand_p15_input_add(const void *buf, size_t n) SURAND_HIDDEN;
 void surand_p15_input_atfork_child(void) SURAND_HIDDEN;
 uint64_t surand_p15_input_pulls(void) SURAND_HIDDEN;
+/* Pulls that carried bytes of the (credited) entropy pool. */
+uint64_t surand_p15_input_pooled(void) SURAND_HIDDEN;
 
 /* ==== 3. the nonblocking pool =============================================== */
 /*
@@ -117,6 +121,9 @@ void surand_nbpool_atfork_child(struct surand_nbpool *nb) SURAND_HIDDEN;
 /* Copies the pool (with its lock held) into a test snapshot; 0 or -1. */
 int surand_nbpool_snapshot(struct surand_nbpool *nb, struct surand_test_snapshot *s) SURAND_HIDDEN;
 int surand_nbpool_writes(struct surand_nbpool *nb, uint64_t *counts, uint32_t nwords) SURAND_HIDDEN;
+/* Zeroes the pool's (and the input pool's) secret page, as a drop would. */
+void surand_nbpool_test_drop(struct surand_nbpool *nb) SURAND_HIDDEN;
+void surand_p15_test_drop_input(void) SURAND_HIDDEN;
 #endif
 
 #endif /* SURAND_GEN_POOL2015_H */

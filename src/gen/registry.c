@@ -16,6 +16,12 @@ const struct surand_backend *const surand_backends[] = {
 	&surand_backend_thread,
 	&surand_backend_legacy,
 	&surand_backend_legacy_spin,
+	&surand_backend_multipool,
+	&surand_backend_salted,
+	&surand_backend_taskcrng,
+	&surand_backend_nodecrng,
+	&surand_backend_onekey,
+	&surand_backend_percpu,
 	NULL,
 };
 

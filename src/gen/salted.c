@@ -1,0 +1,462 @@
+/*
+ * salted.c - George Spelvin's lockless reads (Oct 2015): readers hash the
+ * one shared 32-word pool without its lock, each with a salt unique to the
+ * call, so two readers of the same pool state still get different bytes
+ * ("entropy is a holographic property of the pool", 000-article.md line 9).
+ * The mixback is done by whichever reader wins a trylock; the others append
+ * their hash to a global mixback buffer, which the lock holder folds into the
+ * pool before it releases (000-article.md line 33).
+ *
+ * Sections:
+ *   1. state: the pool, the mixback buffer, the salt
+ *   2. seeding and pulls from the input pool
+ *   3. the mixback: trylock winners, the buffer, the release protocol
+ *   4. the read path
+ *   5. control, fork, stats, test hooks
+ *
+ * Where surand differs from the patch:
+ *  - The salt.  A CPU id is not unique in userspace (threads migrate, two
+ *    threads share a CPU), so the salt is (thread serial number, per-thread
+ *    call counter, fork generation), XORed into SHA-1's IV: every extraction
+ *    of a process line hashes from an IV no other extraction used.
+ *  - Memory model.  Pool words are read and written only with relaxed atomics
+ *    (plain moves on x86): readers race with the mixback by design, and the
+ *    C memory model (and TSan) see atomics, not a data race.  The kernel used
+ *    plain accesses.
+ *  - The release protocol.  A holder, after unlocking, looks at the buffer
+ *    once more (with a full fence) and takes the lock again if a hash was
+ *    published meanwhile; a reader that appended tries the lock itself.  So a
+ *    published hash is always folded in by the holder it raced with or by its
+ *    own reader: none waits for a future call, none is lost (counted, tested).
+ *  - A full buffer: the reader waits for the lock and mixes directly (never
+ *    drops its hash).
+ *
+ * Backtracking: a reader whose hash waits in the buffer has returned bytes
+ * that the pool (which it has not changed yet) and the buffer (which holds the
+ * hash itself) can regenerate, until the holder folds it in.  So the declared
+ * granularity is BACKTRACK_RESEED; in practice the window closes at the end of
+ * the concurrent holder's mixback.  Ts'o's objection to the trylock scheme
+ * (001-mail lines 89-94) is about exactly this kind of fragility.
+ * SPDX-License-Identifier: MIT
+ */
+#include "gen/pool2015.h"
+
+#include <errno.h>
+
+/* ==== 1. state ============================================================== */
+
+#define MB_CELLS 64u /* mixback buffer: hashes waiting for the lock holder */
+#define MB_MASK (MB_CELLS - 1)
+#define PULL_BYTES (SURAND_P15_OUT_WORDS * 4)
+#define MAX_RETRIES 64
+
+/* Secret state in one wipe-on-fork page: the pool and the waiting hashes. */
+struct salted_secret {
+	struct surand_p15 pool;
+	uint32_t hash[MB_CELLS][5];
+};
+
+struct mb_seq {
+	uint64_t seq; /* Vyukov's bounded queue: pos + 1 when published */
+	uint8_t pad[SURAND_CACHELINE - 8];
+};
+
+static struct salted_secret *sec;
+/* Ordinary memory: a dropped page must not lose the lock or the queue. */
+static struct surand_lock mix_lock = SURAND_LOCK_INITIALIZER;
+static struct mb_seq mb_seq[MB_CELLS] __attribute__((aligned(SURAND_CACHELINE)));
+static uint64_t mb_tail __attribute__((aligned(SURAND_CACHELINE))); /* hashes appended */
+static uint64_t mb_head __attribute__((aligned(SURAND_CACHELINE))); /* hashes folded (under lock) */
+static uint64_t next_pull_ns __attribute__((aligned(SURAND_CACHELINE)));
+/* Under mix_lock: */
+static uint64_t n_direct_try;   /* mixbacks by trylock winners */
+static uint64_t n_direct_wait;  /* mixbacks after waiting (buffer full) */
+static uint64_t n_pulls;
+/* Atomic: the last thread serial handed out. */
+static uint64_t thread_serials;
+
+/* The salt's parts; not secret, only unique. */
+static __thread uint64_t tls_serial __attribute__((tls_model("initial-exec")));
+static __thread uint64_t tls_counter __attribute__((tls_model("initial-exec")));
+#ifdef SURAND_TEST_BUILD
+static __thread uint32_t tls_last_salt[5];
+#endif
+
+#define W_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define W_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+static void mb_reset(void)
+{
+	unsigned i;
+
+	for (i = 0; i < MB_CELLS; i++)
+		__atomic_store_n(&mb_seq[i].seq, i, __ATOMIC_RELAXED);
+	__atomic_store_n(&mb_tail, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&mb_head, 0, __ATOMIC_RELAXED);
+}
+
+/* ==== 2. seeding and pulls ================================================== */
+
+/* With mix_lock held: mixes a pull from the input pool into the pool. */
+static void mix_pull_locked(const uint8_t *tmp)
+{
+	surand_p15_mix(&sec->pool, SURAND_P15_OUT_WORDS, tmp, PULL_BYTES);
+	/* Seeded: readers may hash the pool from now on. */
+	__atomic_store_n(&sec->pool.valid, 1, __ATOMIC_RELEASE);
+	n_pulls++;
+}
+
+static void mixback_release(int cs);
+
+/* Pulls from the input pool (outside the lock), then mixes it in. */
+static int salted_pull(uint64_t now)
+{
+	uint8_t tmp[PULL_BYTES];
+	int r, cs;
+
+	r = surand_p15_input_pull(tmp, sizeof(tmp));
+	if (r == 0) {
+		surand_lock(&mix_lock, &cs);
+		mix_pull_locked(tmp);
+		__atomic_store_n(&next_pull_ns, now + SURAND_P15_PULL_INTERVAL_NS, __ATOMIC_RELAXED);
+		mixback_release(cs);
+	}
+	surand_wipe(tmp, sizeof(tmp));
+	return r;
+}
+
+/* ==== 3. the mixback ======================================================== */
+
+static void mix_hash_locked(const uint32_t h[5])
+{
+	uint8_t hb[SURAND_P15_HASH_BYTES];
+
+	surand_p15_hash_bytes(h, hb);
+	surand_p15_mix(&sec->pool, SURAND_P15_OUT_WORDS, hb, sizeof(hb));
+	surand_wipe(hb, sizeof(hb));
+}
+
+/* With mix_lock held: folds every published hash into the pool, in order. */
+static void drain_locked(void)
+{
+	uint64_t pos = __atomic_load_n(&mb_head, __ATOMIC_RELAXED);
+	uint32_t h[5];
+	unsigned c, i;
+
+	for (;;) {
+		c = (unsigned)(pos & MB_MASK);
+		if (__atomic_load_n(&mb_seq[c].seq, __ATOMIC_ACQUIRE) != pos + 1)
+			break; /* empty, or its reader has not published yet */
+		for (i = 0; i < 5; i++) {
+			h[i] = W_LOAD(sec->hash[c][i]);
+			/* A hash waiting no longer: it never stays in memory. */
+			W_STORE(sec->hash[c][i], 0);
+		}
+		mix_hash_locked(h);
+		__atomic_store_n(&mb_seq[c].seq, pos + MB_CELLS, __ATOMIC_RELEASE);
+		pos++;
+		__atomic_store_n(&mb_head, pos, __ATOMIC_RELAXED);
+	}
+	surand_wipe(h, sizeof(h));
+}
+
+/* 1 when the next cell to fold has been published. */
+static int mb_ready(void)
+{
+	uint64_t pos = __atomic_load_n(&mb_head, __ATOMIC_SEQ_CST);
+
+	return __atomic_load_n(&mb_seq[pos & MB_MASK].seq, __ATOMIC_SEQ_CST) == pos + 1;
+}
+
+/*
+ * Releases mix_lock after folding the buffer; then, if a hash was published
+ * while the lock was held, takes the lock again to fold it.  With the
+ * publisher's fence-then-trylock this leaves no published hash behind: if
+ * its trylock failed, our unlock came after its publish, and we see it here.
+ */
+static void mixback_release(int cs)
+{
+	for (;;) {
+		drain_locked();
+		surand_unlock(&mix_lock, cs);
+		SURAND_FULL_FENCE();
+		if (!mb_ready() || !surand_trylock(&mix_lock, &cs))
+			return;
+	}
+}
+
+/* 1 when the hash went into the buffer; 0 when the buffer is full. */
+static int mb_append(const uint32_t h[5])
+{
+	uint64_t pos = __atomic_load_n(&mb_tail, __ATOMIC_RELAXED), seq;
+	unsigned c, i;
+	int64_t dif;
+
+	for (;;) {
+		c = (unsigned)(pos & MB_MASK);
+		seq = __atomic_load_n(&mb_seq[c].seq, __ATOMIC_ACQUIRE);
+		dif = (int64_t)(seq - pos);
+		if (dif == 0) {
+			SURAND_BENCH_COUNT_RMW();
+			if (__atomic_compare_exchange_n(&mb_tail, &pos, pos + 1, 1, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+				break;
+		} else if (dif < 0) {
+			return 0; /* full */
+		} else {
+			pos = __atomic_load_n(&mb_tail, __ATOMIC_RELAXED);
+		}
+	}
+	for (i = 0; i < 5; i++)
+		W_STORE(sec->hash[c][i], h[i]);
+	__atomic_store_n(&mb_seq[c].seq, pos + 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Mixes h back: now if the trylock is won, else via the buffer. */
+static void mixback(const uint32_t h[5])
+{
+	int cs;
+
+	if (surand_trylock(&mix_lock, &cs)) {
+		mix_hash_locked(h);
+		n_direct_try++;
+		mixback_release(cs);
+		return;
+	}
+	if (mb_append(h)) {
+		/* Published; the holder we lost to folds it, or we do. */
+		SURAND_FULL_FENCE();
+		if (surand_trylock(&mix_lock, &cs))
+			mixback_release(cs);
+		return;
+	}
+	/* Buffer full: wait for the lock rather than drop the hash. */
+	surand_lock(&mix_lock, &cs);
+	mix_hash_locked(h);
+	n_direct_wait++;
+	mixback_release(cs);
+}
+
+/* ==== 4. the read path ====================================================== */
+
+/* One extraction without the lock: salted hash of the pool, folded. 0 or -1
+ * (pool unseeded or its page dropped: pull and retry). */
+static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
+{
+	uint32_t iv[5], h[5], salt[5];
+	uint64_t ctr;
+	int i;
+
+	if (!__atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE))
+		return -1;
+	if (SURAND_UNLIKELY(tls_serial == 0)) {
+		/* Once per thread: a serial number no other thread of this
+		 * process line has (0 is never handed out). */
+		SURAND_BENCH_COUNT_RMW();
+		tls_serial = __atomic_add_fetch(&thread_serials, 1, __ATOMIC_RELAXED);
+	}
+	ctr = ++tls_counter;
+	salt[0] = (uint32_t)tls_serial;
+	salt[1] = (uint32_t)(tls_serial >> 32);
+	salt[2] = (uint32_t)ctr;
+	salt[3] = (uint32_t)(ctr >> 32);
+	salt[4] = (uint32_t)surand_fork_generation;
+	/* The salt makes this hash unlike any other reader's of the same pool. */
+	for (i = 0; i < 5; i++)
+		iv[i] = surand_p15_sha1_iv[i] ^ salt[i];
+#ifdef SURAND_TEST_BUILD
+	memcpy(tls_last_salt, salt, sizeof(salt));
+#endif
+	surand_p15_hash(&sec->pool, SURAND_P15_OUT_WORDS, iv, h);
+	SURAND_LOAD_FENCE();
+	if (SURAND_UNLIKELY(!__atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED))) {
+		surand_wipe(h, sizeof(h)); /* a dropped page: we hashed zeros */
+		return -1;
+	}
+	surand_p15_fold(h, out);
+	mixback(h);
+	surand_wipe(h, sizeof(h));
+	return 0;
+}
+
+static int salted_fill(void *buf, size_t len)
+{
+	uint8_t *p = buf, tmp[SURAND_P15_EXTRACT_BYTES];
+	uint64_t now = surand_now_ns();
+	size_t n;
+	int r, tries = 0;
+
+	if (now >= __atomic_load_n(&next_pull_ns, __ATOMIC_RELAXED))
+		(void)salted_pull(now); /* failure: the seeded pool stays; unseeded is caught below */
+	while (len) {
+		if (SURAND_UNLIKELY(salted_extract(tmp) != 0)) {
+			if (++tries > MAX_RETRIES)
+				return surand_kernel_fill(p, len, 0);
+			r = salted_pull(surand_now_ns());
+			if (r < 0)
+				return r;
+			continue;
+		}
+		n = len < sizeof(tmp) ? len : sizeof(tmp);
+		memcpy(p, tmp, n);
+		p += n;
+		len -= n;
+	}
+	/* Bytes handed out never stay in memory. */
+	surand_wipe(tmp, sizeof(tmp));
+	return 0;
+}
+
+/* ==== 5. control, fork, stats, test hooks =================================== */
+
+static int salted_reseed(void)
+{
+	/* Pulls now; the release folds every waiting hash in as well. */
+	return salted_pull(surand_now_ns());
+}
+
+static void salted_atfork_child(void)
+{
+	surand_p15_input_atfork_child();
+	surand_lock_init(&mix_lock, SURAND_LOCK_FUTEX);
+	/* Zero already where wipe-on-fork works; explicit for kind -1: the
+	 * child re-seeds rather than share its parent's pool and hashes. */
+	if (sec)
+		surand_wipe(sec, sizeof(*sec));
+	mb_reset();
+	__atomic_store_n(&next_pull_ns, 0, __ATOMIC_RELAXED);
+	n_direct_try = n_direct_wait = n_pulls = 0;
+	/* tls_serial/tls_counter of the forking thread stay: with the new
+	 * fork generation the salts stay unique. */
+}
+
+/*
+ * backend_counters: [0] extractions, [1] mixbacks by trylock winners,
+ * [2] hashes appended to the buffer, [3] hashes folded from the buffer,
+ * [4] mixbacks after waiting for the lock (buffer full), [5] pulls from the
+ * input pool, [6] hashes waiting in the buffer now.
+ */
+static void salted_stats(struct surand_stats *st)
+{
+	uint64_t tail, head;
+	int cs;
+
+	surand_lock(&mix_lock, &cs);
+	tail = __atomic_load_n(&mb_tail, __ATOMIC_RELAXED);
+	head = __atomic_load_n(&mb_head, __ATOMIC_RELAXED);
+	st->backend_counters[0] = n_direct_try + n_direct_wait + tail;
+	st->backend_counters[1] = n_direct_try;
+	st->backend_counters[2] = tail;
+	st->backend_counters[3] = head;
+	st->backend_counters[4] = n_direct_wait;
+	st->backend_counters[5] = n_pulls;
+	st->backend_counters[6] = tail - head;
+	/* Every holder releases through the protocol: no hash left behind. */
+	mixback_release(cs);
+}
+
+#ifdef SURAND_TEST_BUILD
+static int hold_cs;
+static __thread int tls_holding; /* this (test) thread holds mix_lock */
+
+void surand_test_salted_hold(int on)
+{
+	if (on) {
+		surand_lock(&mix_lock, &hold_cs);
+		tls_holding = 1;
+	} else {
+		tls_holding = 0;
+		mixback_release(hold_cs);
+	}
+}
+
+void surand_test_salted_last_salt(uint32_t salt[5])
+{
+	memcpy(salt, tls_last_salt, sizeof(tls_last_salt));
+}
+
+static int salted_snapshot(int which, struct surand_test_snapshot *s)
+{
+	uint64_t head, tail, pos;
+	uint32_t n = 0;
+	unsigned i;
+	int cs = 0;
+
+	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !sec ||
+	    !__atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE))
+		return -1;
+	/* A consistent copy: under the lock (which the test may hold already). */
+	if (!tls_holding)
+		surand_lock(&mix_lock, &cs);
+	s->kind = SURAND_TEST_SNAP_POOL;
+	s->nwords = SURAND_P15_OUT_WORDS;
+	for (i = 0; i < SURAND_P15_OUT_WORDS; i++)
+		s->pool[i] = W_LOAD(sec->pool.words[i]);
+	s->add_ptr = sec->pool.add_ptr;
+	s->input_rotate = sec->pool.input_rotate;
+	/* Hashes waiting in the buffer are state too (they regenerate output). */
+	head = __atomic_load_n(&mb_head, __ATOMIC_ACQUIRE);
+	tail = __atomic_load_n(&mb_tail, __ATOMIC_ACQUIRE);
+	for (pos = head; pos != tail && n + 20 <= sizeof(s->extra); pos++) {
+		for (i = 0; i < 5; i++)
+			surand_store32_le(s->extra + n + 4 * i, W_LOAD(sec->hash[pos & MB_MASK][i]));
+		n += 20;
+	}
+	s->extra_len = n;
+	if (!tls_holding)
+		mixback_release(cs);
+	return 0;
+}
+
+static void salted_drop(void)
+{
+	int cs;
+
+	surand_p15_test_drop_input();
+	surand_lock(&mix_lock, &cs);
+	surand_test_zero_words(sec, sizeof(*sec)); /* pool and waiting hashes: zeros */
+	mixback_release(cs);
+}
+
+static int salted_writes(int which, uint64_t *counts, uint32_t nwords)
+{
+	int cs;
+
+	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !sec || nwords > SURAND_P15_OUT_WORDS)
+		return -1;
+	surand_lock(&mix_lock, &cs);
+	memcpy(counts, sec->pool.writes, nwords * sizeof(uint64_t));
+	mixback_release(cs);
+	return 0;
+}
+#endif
+
+static int salted_init(void)
+{
+	surand_design_prepare();
+	if (!sec) {
+		sec = surand_secmem_alloc(sizeof(*sec));
+		if (!sec)
+			return -ENOMEM;
+	}
+	mb_reset();
+#ifdef SURAND_TEST_BUILD
+	surand_test_snapshot_fn = salted_snapshot;
+	surand_test_pool_writes_fn = salted_writes;
+	surand_test_drop_fn = salted_drop;
+#endif
+	return 0;
+}
+
+const struct surand_backend surand_backend_salted = {
+	.name = "salted",
+	.summary = "Spelvin 2015: lock-free salted reads of one pool, trylock mixback + buffer",
+	.props = SURAND_BP_BACKTRACK_RESEED | SURAND_BP_SHARED_POOL | SURAND_BP_SHARED_WRITES,
+	.init = salted_init,
+	.fill = salted_fill,
+	.reseed = salted_reseed,
+	.thread_exit = NULL,
+	.atfork_child = salted_atfork_child,
+	.stats = salted_stats,
+};
