@@ -911,7 +911,7 @@ static void droppable_child(void)
 /* ==== first call from a signal handler that interrupted malloc ========================= */
 
 #define FIRST_ROUNDS 6
-#define HOLDERS_MAX (64 * FIRST_ROUNDS + 8)
+#define HOLDERS_MAX (128 * FIRST_ROUNDS + 8) /* 128: the most slots a 16 KiB slab chunk holds (taskcrng) */
 static int hold_release, holders_in;
 static volatile int first_done;
 static uint8_t first_vals[FIRST_ROUNDS][16];
@@ -974,10 +974,16 @@ static void first_call_in_handler_child(void)
 		 * backends with per-thread slots; others just run the rounds). */
 		while (stats_now().slots_total > 0 &&
 		       stats_now().slots_in_use < stats_now().slots_total) {
+			uint64_t before = stats_now().slots_in_use;
+
 			T_ASSERT(nh < HOLDERS_MAX);
 			T_ASSERT(pthread_create(&holders[nh++], &small, holder, NULL) == 0);
 			while (__atomic_load_n(&holders_in, __ATOMIC_ACQUIRE) < nh)
 				sched_yield();
+			/* Slots not per thread (percpu: one per CPU): a holder
+			 * takes none, and no number of holders fills them. */
+			if (stats_now().slots_in_use == before)
+				break;
 		}
 		first_done = 0;
 		T_ASSERT(pthread_create(&m, &small, mallocer, (void *)(uintptr_t)(first_round + 1)) == 0);

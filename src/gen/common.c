@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,6 +53,44 @@ void surand_fill_from_key(uint32_t key[8], void *buf, size_t len)
 	}
 	/* One use only: nothing left in memory regenerates buf. */
 	surand_wipe(key, 32);
+}
+
+__attribute__((noinline)) void surand_scrub_vector_regs(void)
+{
+#if defined(__x86_64__)
+	/* Read once at init (cpu.c); the width decides which registers exist. */
+	const struct surand_cpu_features *f = surand_cpu_features();
+
+	if (f->avx512f)
+		__asm__ __volatile__("vzeroall\n\t"
+				     "vpxord %%zmm16, %%zmm16, %%zmm16\n\t"
+				     "vpxord %%zmm17, %%zmm17, %%zmm17\n\t"
+				     "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
+				     "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+				     "vpxord %%zmm20, %%zmm20, %%zmm20\n\t"
+				     "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
+				     "vpxord %%zmm22, %%zmm22, %%zmm22\n\t"
+				     "vpxord %%zmm23, %%zmm23, %%zmm23\n\t"
+				     "vpxord %%zmm24, %%zmm24, %%zmm24\n\t"
+				     "vpxord %%zmm25, %%zmm25, %%zmm25\n\t"
+				     "vpxord %%zmm26, %%zmm26, %%zmm26\n\t"
+				     "vpxord %%zmm27, %%zmm27, %%zmm27\n\t"
+				     "vpxord %%zmm28, %%zmm28, %%zmm28\n\t"
+				     "vpxord %%zmm29, %%zmm29, %%zmm29\n\t"
+				     "vpxord %%zmm30, %%zmm30, %%zmm30\n\t"
+				     "vpxord %%zmm31, %%zmm31, %%zmm31" ::: "memory");
+	else if (f->avx2)
+		__asm__ __volatile__("vzeroall" ::: "memory");
+	else
+		__asm__ __volatile__("pxor %%xmm0, %%xmm0\n\t pxor %%xmm1, %%xmm1\n\t"
+				     "pxor %%xmm2, %%xmm2\n\t pxor %%xmm3, %%xmm3\n\t"
+				     "pxor %%xmm4, %%xmm4\n\t pxor %%xmm5, %%xmm5\n\t"
+				     "pxor %%xmm6, %%xmm6\n\t pxor %%xmm7, %%xmm7\n\t"
+				     "pxor %%xmm8, %%xmm8\n\t pxor %%xmm9, %%xmm9\n\t"
+				     "pxor %%xmm10, %%xmm10\n\t pxor %%xmm11, %%xmm11\n\t"
+				     "pxor %%xmm12, %%xmm12\n\t pxor %%xmm13, %%xmm13\n\t"
+				     "pxor %%xmm14, %%xmm14\n\t pxor %%xmm15, %%xmm15" ::: "memory");
+#endif
 }
 
 /* ==== the designs' shared helpers (gen/designs.h) =========================== */
@@ -332,8 +371,11 @@ static int slab_grow(struct surand_slab *s)
 	c = surand_secmem_alloc(SURAND_SLAB_CHUNK_BYTES);
 	if (!c)
 		return -ENOMEM;
-	m = calloc(per, sizeof(*m));
-	if (!m) {
+	/* mmap, not calloc: a thread's first call may come from a signal handler
+	 * that interrupted malloc, and calloc deadlocked on the arena lock there
+	 * (tests/test_faults.c, first_call_in_handler).  Zeroed, not secret. */
+	m = mmap(NULL, per * sizeof(*m), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
 		surand_secmem_free(c, SURAND_SLAB_CHUNK_BYTES);
 		return -ENOMEM;
 	}

@@ -225,8 +225,9 @@ static int nodecrng_fill(void *buf, size_t len)
 	}
 	if (r == 0)
 		r = crng_protect(c, tmp, n);
-	/* Bytes handed out never stay in memory. */
+	/* Bytes handed out never stay in memory, nor in vector registers. */
 	surand_wipe(tmp, sizeof(tmp));
+	surand_scrub_vector_regs();
 	return r;
 }
 

@@ -48,7 +48,8 @@ static uint64_t n_reseeds;                 /* under key_lock */
 static __thread uint64_t tls_nonce __attribute__((tls_model("initial-exec"))); /* 0: none yet */
 static __thread uint64_t tls_pos __attribute__((tls_model("initial-exec")));   /* next block */
 #ifdef SURAND_TEST_BUILD
-static __thread uint32_t tls_last_key[8];
+/* No copy of the key here: TLS is ordinary, dumpable memory (the snapshot
+ * reads the key itself while its generation is unchanged). */
 static __thread uint64_t tls_last_start, tls_last_gen;
 #endif
 
@@ -155,11 +156,12 @@ static int onekey_fill(void *buf, size_t len)
 		surand_wipe(tail, sizeof(tail));
 	}
 #ifdef SURAND_TEST_BUILD
-	memcpy(tls_last_key, k, sizeof(k));
 	tls_last_start = start;
 	tls_last_gen = gen;
 #endif
 	surand_wipe(k, sizeof(k));
+	/* The shared key must not linger in vector registers (core dumps). */
+	surand_scrub_vector_regs();
 	return 0;
 }
 
@@ -201,10 +203,18 @@ static void onekey_stats(struct surand_stats *st)
  * (counter = the next position, extra = the first block's position). */
 static int onekey_snapshot(int which, struct surand_test_snapshot *s)
 {
+	uint64_t gen;
+	uint32_t k[8];
+
 	if (which != SURAND_TEST_SNAP_LAST || !tls_last_gen)
 		return -1;
+	if (key_read(k, &gen) != 0 || gen != tls_last_gen) {
+		surand_wipe(k, sizeof(k));
+		return -1; /* re-keyed since the last call: that key is gone */
+	}
 	s->kind = SURAND_TEST_SNAP_CHACHA;
-	memcpy(s->key, tls_last_key, 32);
+	memcpy(s->key, k, 32);
+	surand_wipe(k, sizeof(k));
 	s->counter = tls_pos;
 	s->nonce = tls_nonce;
 	s->generation = tls_last_gen;

@@ -141,8 +141,9 @@ static int percpu_fill(void *buf, size_t len)
 			k[i] = surand_load32_le(block + 32 + 4 * i);
 		surand_fill_from_key(k, buf, len); /* wipes k */
 	}
-	/* Bytes handed out never stay in memory. */
+	/* Bytes handed out never stay in memory, nor in vector registers. */
 	surand_wipe(block, sizeof(block));
+	surand_scrub_vector_regs();
 	return 0;
 }
 

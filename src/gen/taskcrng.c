@@ -208,6 +208,8 @@ static int task_fill(void *buf, size_t len)
 			SURAND_BENCH_COUNT_RMW();
 		}
 		r = crng_read(s, buf, len, now);
+		/* The key and the output words out of the vector registers. */
+		surand_scrub_vector_regs();
 		if (r != -EAGAIN)
 			return r;
 		if (++tries > MAX_RETRIES) /* pages dropped again and again */

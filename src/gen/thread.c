@@ -270,37 +270,7 @@ static __attribute__((noinline)) void scrub_after_pass(void)
 	uint8_t burn[4096]; /* the frames the body and the copies used */
 
 	surand_wipe(burn, sizeof(burn));
-#if defined(__x86_64__)
-	if (surand_cpu_features()->avx512f)
-		__asm__ __volatile__("vzeroall\n\t"
-				     "vpxord %%zmm16, %%zmm16, %%zmm16\n\t"
-				     "vpxord %%zmm17, %%zmm17, %%zmm17\n\t"
-				     "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
-				     "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
-				     "vpxord %%zmm20, %%zmm20, %%zmm20\n\t"
-				     "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
-				     "vpxord %%zmm22, %%zmm22, %%zmm22\n\t"
-				     "vpxord %%zmm23, %%zmm23, %%zmm23\n\t"
-				     "vpxord %%zmm24, %%zmm24, %%zmm24\n\t"
-				     "vpxord %%zmm25, %%zmm25, %%zmm25\n\t"
-				     "vpxord %%zmm26, %%zmm26, %%zmm26\n\t"
-				     "vpxord %%zmm27, %%zmm27, %%zmm27\n\t"
-				     "vpxord %%zmm28, %%zmm28, %%zmm28\n\t"
-				     "vpxord %%zmm29, %%zmm29, %%zmm29\n\t"
-				     "vpxord %%zmm30, %%zmm30, %%zmm30\n\t"
-				     "vpxord %%zmm31, %%zmm31, %%zmm31" ::: "memory");
-	else if (surand_cpu_features()->avx2)
-		__asm__ __volatile__("vzeroall" ::: "memory");
-	else
-		__asm__ __volatile__("pxor %%xmm0, %%xmm0\n\t pxor %%xmm1, %%xmm1\n\t"
-				     "pxor %%xmm2, %%xmm2\n\t pxor %%xmm3, %%xmm3\n\t"
-				     "pxor %%xmm4, %%xmm4\n\t pxor %%xmm5, %%xmm5\n\t"
-				     "pxor %%xmm6, %%xmm6\n\t pxor %%xmm7, %%xmm7\n\t"
-				     "pxor %%xmm8, %%xmm8\n\t pxor %%xmm9, %%xmm9\n\t"
-				     "pxor %%xmm10, %%xmm10\n\t pxor %%xmm11, %%xmm11\n\t"
-				     "pxor %%xmm12, %%xmm12\n\t pxor %%xmm13, %%xmm13\n\t"
-				     "pxor %%xmm14, %%xmm14\n\t pxor %%xmm15, %%xmm15" ::: "memory");
-#endif
+	surand_scrub_vector_regs();
 }
 
 /* One pass of the widest body over the whole slot (see section 1). */
