@@ -35,6 +35,17 @@
 #else
 #define SURAND_LOAD_FENCE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #endif
+/*
+ * Its mirror for writers: orders the store of a validity marker (a slot's
+ * generation, a "valid" word) before the stores of the secret data it
+ * vouches for ("sealed" first), so that a MAP_DROPPABLE page dropped at any
+ * later moment reads marker 0 and never a valid marker over zeroed data.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SURAND_STORE_FENCE() __asm__ __volatile__("" : : : "memory")
+#else
+#define SURAND_STORE_FENCE() __atomic_thread_fence(__ATOMIC_RELEASE)
+#endif
 
 /* ---- cpu.c: features read once, ChaCha20 body chosen once ----------------- */
 struct surand_cpu_features {

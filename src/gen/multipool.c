@@ -127,10 +127,15 @@ static int multipool_init(void)
 
 	surand_design_prepare();
 	nnodes = surand_node_count();
-	pools = aligned_alloc(SURAND_CACHELINE, nnodes * sizeof(*pools));
-	if (!pools)
-		return -ENOMEM;
-	memset(pools, 0, nnodes * sizeof(*pools));
+	/* Allocated once: a failed set-up (no secure memory for a node's pool)
+	 * is retried by the next call, which keeps what this one made instead
+	 * of leaking it (valgrind, tests/test_faults.c secmem_fail). */
+	if (!pools) {
+		pools = aligned_alloc(SURAND_CACHELINE, nnodes * sizeof(*pools));
+		if (!pools)
+			return -ENOMEM;
+		memset(pools, 0, nnodes * sizeof(*pools));
+	}
 	for (i = 0; i < nnodes; i++) {
 		r = surand_nbpool_init(&pools[i], SURAND_LOCK_FUTEX);
 		if (r < 0)

@@ -128,6 +128,12 @@ static int crng_ensure(unsigned c, uint64_t now)
 	}
 	surand_lock(&ctl[c].lock, &cs);
 	if (!__atomic_load_n(&s->valid, __ATOMIC_RELAXED)) {
+		/* Seeded: output may come from this CRNG once the lock is
+		 * released (every use of the key is under it).  Set first
+		 * ("sealed", as thread.c's slot_seal): a page dropped while the
+		 * key is written reads valid 0, never valid over a zero key. */
+		__atomic_store_n(&s->valid, 1, __ATOMIC_RELAXED);
+		SURAND_STORE_FENCE();
 		/* The whole state from the material; a node is born stale
 		 * (init_time - CRNG_RESEED_INTERVAL - 1), so its first use
 		 * reseeds from the primary. */
@@ -138,8 +144,6 @@ static int crng_ensure(unsigned c, uint64_t now)
 		/* The primary is fresh from the input pool; a node is stale. */
 		__atomic_store_n(&s->init_ns, c == PRIMARY ? now : 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->gen, c == PRIMARY ? gen : 0, __ATOMIC_RELAXED);
-		/* Seeded: output may come from this CRNG now. */
-		__atomic_store_n(&s->valid, 1, __ATOMIC_RELEASE);
 	} else if (!fresh) {
 		/* The old key's entropy stays; the new material is added. */
 		for (i = 0; i < 8; i++)

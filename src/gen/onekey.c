@@ -69,11 +69,16 @@ static int rekey_locked(uint64_t now)
 	}
 	s = __atomic_load_n(&key_seq, __ATOMIC_RELAXED);
 	__atomic_store_n(&key_seq, s + 1, __ATOMIC_RELAXED); /* readers retry */
+	/* The generation before the key ("sealed" first, as thread.c's
+	 * slot_seal): a page dropped at any later moment reads gen 0, which
+	 * key_read refuses.  Stored after the key, a drop in between left a
+	 * valid generation over a zero key: public output, the same in every
+	 * process (tests/test_faults.c, droppable, under valgrind). */
+	__atomic_store_n(&sec->gen, key_gen_next++, __ATOMIC_RELEASE);
 	/* Overwritten, not derived: the old key is gone (the only backtracking
 	 * protection this design has). */
 	for (i = 0; i < 8; i++)
 		__atomic_store_n(&sec->key[i], surand_load32_le(k + 4 * i), __ATOMIC_RELEASE);
-	__atomic_store_n(&sec->gen, key_gen_next++, __ATOMIC_RELEASE);
 	__atomic_store_n(&key_seq, s + 2, __ATOMIC_RELEASE);
 	__atomic_store_n(&key_expiry_ns, now + surand_design_config()->onekey_reseed_s * NS_PER_S,
 			 __ATOMIC_RELAXED);

@@ -110,8 +110,13 @@ static int percpu_fill(void *buf, size_t len)
 				surand_unlock(&c->lock, cs);
 				return r;
 			}
-			memcpy(s->key, k, sizeof(k));
+			/* The generation first ("sealed", as thread.c's slot_seal): a
+			 * page dropped while the key is written reads gen 0, never a
+			 * valid generation over a zero key (repeated, public output:
+			 * tests/test_faults.c, droppable, under valgrind). */
 			__atomic_store_n(&s->gen, g, __ATOMIC_RELAXED);
+			SURAND_STORE_FENCE();
+			memcpy(s->key, k, sizeof(k));
 			CTL_ADD(c->rekeys, 1);
 			gen = g;
 		}

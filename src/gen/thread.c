@@ -203,15 +203,10 @@ static struct slot *slot_acquire(void)
  * data), a drop in between left a valid generation over a zero batch, and
  * surand_bytes returned zeros (tests/test_faults.c, droppable).
  */
-#if defined(__SANITIZE_THREAD__)
-#define SEAL_FENCE() __asm__ __volatile__("" : : : "memory") /* TSan: no fences, as SURAND_LOAD_FENCE */
-#else
-#define SEAL_FENCE() __atomic_thread_fence(__ATOMIC_RELEASE)
-#endif
 static inline void slot_seal(struct slot *s, uint64_t gen)
 {
 	__atomic_store_n(&s->h.gen, gen, __ATOMIC_RELAXED);
-	SEAL_FENCE(); /* the seal before the data stores */
+	SURAND_STORE_FENCE(); /* the seal before the data stores */
 }
 
 /* Takes a fresh key from the base; kernel bytes are folded in before the
