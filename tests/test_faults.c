@@ -752,14 +752,15 @@ static int some_page_dropped(void)
 /*
  * A key read from a dropped page is all zeros: output made from it is
  * ChaCha20 under the zero key, public.  The 16-byte windows (every offset) of
- * the zero key's first 1024 bytes under every nonce the designs use.
+ * the zero key's first 4096 bytes (a thread slot's refill) under every nonce
+ * the designs use.
  */
 static const uint64_t zero_key_nonces[] = {
 	0, 0x656e6f2d6e776f64ull /* down-one */, 0x7463657269642d75ull /* u-direct */,
 	0x6576697265642d62ull /* b-derive */, 0x6465657365722d62ull /* b-reseed */,
 };
 #define ZK_N (sizeof(zero_key_nonces) / sizeof(zero_key_nonces[0]))
-static uint8_t zk_win[ZK_N * (1024 - 15)][16];
+static uint8_t zk_win[ZK_N * (4096 - 15)][16];
 
 static int cmp16(const void *a, const void *b)
 {
@@ -769,11 +770,11 @@ static int cmp16(const void *a, const void *b)
 static void zero_key_windows(void)
 {
 	static const uint32_t zero[8];
-	uint8_t ks[1024];
+	static uint8_t ks[4096];
 	size_t n = 0, i, j;
 
 	for (i = 0; i < ZK_N; i++) {
-		surand_chacha20_blocks_portable(zero, 0, zero_key_nonces[i], ks, 16);
+		surand_chacha20_blocks_portable(zero, 0, zero_key_nonces[i], ks, 64);
 		for (j = 0; j + 16 <= sizeof(ks); j++)
 			memcpy(zk_win[n++], ks + j, 16);
 	}

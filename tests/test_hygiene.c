@@ -413,10 +413,10 @@ static void send_needle(int fd, const void *p)
 		b[i] = 0;
 }
 
-/* The thread slot's header as the test sees it: pos after the 960-byte batch
- * and the key (src/gen/thread.c, section 1). */
-struct slot_view {
-	uint8_t batch[960];
+/* The thread slot's header as the test sees it: the batch is all but the last
+ * 64 bytes of the slot, then the key, the generation and pos
+ * (src/gen/thread.c, section 1). */
+struct slot_hdr_view {
 	uint32_t key[8];
 	uint64_t gen;
 	uint32_t pos;
@@ -484,26 +484,28 @@ static void core_child_prepare(int fd)
 	 * frame of abort()) is then still there: the new batch and key must not
 	 * be.  Only scalar code runs between the refill and abort(). */
 	if (regs_check) {
-		volatile uint8_t *slot = surand_test_thread_slot(NULL);
-		uint8_t one[16];
+		size_t slot_size = 0;
+		volatile uint8_t *slot = surand_test_thread_slot(&slot_size);
+		uint32_t batch = (uint32_t)slot_size - 64;
+		uint8_t one[4096];
 
 		/* The test's own copies (the key hooks' memcpy) out of the registers
 		 * first: what is found afterwards is the library's. */
 		test_scrub_registers();
-		volatile struct slot_view *v = (volatile struct slot_view *)slot;
-		while (v->pos + 16 <= 960)
+		volatile struct slot_hdr_view *v = (volatile struct slot_hdr_view *)(slot + batch);
+		while (v->pos + 16 <= batch)
 			surand_bytes(one, 16);
-		if (v->pos < 960)
-			surand_bytes(one, 960 - v->pos);
+		if (v->pos < batch)
+			surand_bytes(one, batch - v->pos);
 		surand_bytes(one, 16); /* the refill */
-		for (i = 1; i < 15 && sent < CORE_SAMPLES; i++) {
+		for (i = 1; i < (int)(batch / 64) && sent < CORE_SAMPLES; i++) {
 			if (random_looking(slot + 64 * i)) {
 				send_needle(fd, (const void *)(slot + 64 * i));
 				sent++;
 			}
 		}
-		send_needle(fd, (const void *)(slot + 960)); /* the next key */
-		send_needle(fd, (const void *)(slot + 976));
+		send_needle(fd, (const void *)(slot + batch)); /* the next key */
+		send_needle(fd, (const void *)(slot + batch + 16));
 	}
 	close(fd);
 }
