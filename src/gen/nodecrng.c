@@ -123,7 +123,10 @@ static int crng_ensure(unsigned c, uint64_t now) /* NOLINT(misc-no-recursion): s
 	if (!fresh && __atomic_load_n(&s->gen, __ATOMIC_RELAXED) == gen &&
 	    now - __atomic_load_n(&s->init_ns, __ATOMIC_RELAXED) < RESEED_NS)
 		return 0;
-	r = source_bytes(c, m, fresh ? SEED_BYTES : 32);
+	/* The whole seed even for a reseed (which uses 32 bytes): a page dropped
+	 * after `fresh` was read makes the locked branch below a set-up, and it
+	 * reads counter and nonce too (valgrind saw them unset). */
+	r = source_bytes(c, m, SEED_BYTES);
 	if (r < 0) {
 		surand_wipe(m, sizeof(m));
 		/* A seeded CRNG goes on with its old key; an unseeded one fails. */
