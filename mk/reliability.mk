@@ -9,7 +9,8 @@
 #                   stops with the input in $(FUZZ_DIR)/crash-<target>-*: fix it
 #                   and keep the input in tests/corpus/<target>/
 #   make valgrind   memcheck over the API tests (VALGRIND_TESTS), ChaCha20
-#                   forced to avx2 and to portable (valgrind has no AVX-512)
+#                   forced to avx2 and to portable (valgrind has no AVX-512;
+#                   test_faults under avx2 only: tests/stress/valgrind.sh)
 #   make lint       cppcheck and clang-tidy over src/ and tools/ (.cppcheck-
 #                   suppressions, .clang-tidy: every exception justified there)
 #   make reliability-table   RELIABILITY.md from the check and stress logs

@@ -28,6 +28,8 @@
 /* Domain separation of the base's ChaCha20 uses (nonce words). */
 #define NONCE_BASE_DERIVE 0x6576697265642d62ull /* "b-derive" */
 #define NONCE_BASE_RESEED 0x6465657365722d62ull /* "b-reseed" */
+/* Derivations retried when the base's page was dropped under them. */
+#define BASE_DROP_RETRIES 64
 
 struct base_state {
 	uint32_t key[8];
@@ -88,11 +90,15 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	 * sampled at scheduled reseeds only, bounded in time. */
 	(void)surand_entropy_reseed_hook(k, cause == SURAND_RESEED_TIMER);
 	surand_chacha20_blocks(k, 0, NONCE_BASE_RESEED, block, 1);
-	memcpy(base->key, block, 32);
 	now = surand_now_ns();
 	if (!base->valid || cause == SURAND_RESEED_FORK || cause == SURAND_RESEED_INITIAL)
 		__atomic_store_n(&born_ns, now, __ATOMIC_RELAXED);
+	/* Valid before the key ("sealed", as thread.c's slot_seal): a page
+	 * dropped while the key is written reads valid 0 (every use of the key
+	 * is under base_lock, so no thread sees the word before the key). */
 	base->valid = 1;
+	SURAND_STORE_FENCE();
+	memcpy(base->key, block, 32);
 	surand_wipe(k, sizeof(k));
 	surand_wipe(seed, sizeof(seed));
 	surand_wipe(block, sizeof(block));
@@ -149,28 +155,43 @@ int surand_base_derive(uint32_t out_key[8], uint64_t *gen)
 {
 	uint8_t block[64];
 	uint64_t now;
-	int st, r = 0, i;
+	int st, r = 0, i, tries;
 
 	lock_base(&st);
-	if (!base || !base->valid) {
-		r = reseed_locked(surand_fork_generation ? SURAND_RESEED_FORK : SURAND_RESEED_INITIAL);
-	} else {
-		now = surand_now_ns();
-		if (now >= __atomic_load_n(&next_reseed_ns, __ATOMIC_RELAXED))
-			r = reseed_locked(SURAND_RESEED_TIMER);
-		r = 0; /* a failed scheduled reseed keeps the (seeded) old key */
-	}
-	if (r == 0) {
+	for (tries = 0;; tries++) {
+		if (!base || !base->valid) {
+			r = reseed_locked(surand_fork_generation ? SURAND_RESEED_FORK
+								 : SURAND_RESEED_INITIAL);
+		} else {
+			now = surand_now_ns();
+			if (now >= __atomic_load_n(&next_reseed_ns, __ATOMIC_RELAXED))
+				r = reseed_locked(SURAND_RESEED_TIMER);
+			r = 0; /* a failed scheduled reseed keeps the (seeded) old key */
+		}
+		if (r != 0)
+			break;
 		/* Fast key erasure: one block gives the next base key, which
 		 * replaces the old one at once (nothing left in memory rebuilds a
 		 * key handed out earlier), and the consumer's key. */
 		surand_chacha20_blocks(base->key, 0, NONCE_BASE_DERIVE, block, 1);
-		memcpy(base->key, block, 32);
-		for (i = 0; i < 8; i++)
-			out_key[i] = surand_load32_le(block + 32 + 4 * i);
-		*gen = __atomic_load_n(&base_gen, __ATOMIC_RELAXED);
+		/* A page dropped before or during that read gave a zero key, the
+		 * same in every process: the consumer's key would be public.
+		 * valid reads 0 then; reseed from the kernel and derive again. */
+		SURAND_LOAD_FENCE();
+		if (SURAND_LIKELY(base->valid)) {
+			memcpy(base->key, block, 32);
+			for (i = 0; i < 8; i++)
+				out_key[i] = surand_load32_le(block + 32 + 4 * i);
+			*gen = __atomic_load_n(&base_gen, __ATOMIC_RELAXED);
+			surand_wipe(block, sizeof(block));
+			SURAND_COUNT(n_derive);
+			break;
+		}
 		surand_wipe(block, sizeof(block));
-		SURAND_COUNT(n_derive);
+		if (tries >= BASE_DROP_RETRIES) {
+			r = -EAGAIN; /* fail closed: never a key from a zero base */
+			break;
+		}
 	}
 	unlock_base(st);
 	return r;

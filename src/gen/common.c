@@ -346,16 +346,22 @@ unsigned surand_current_cpu(void)
 
 static uint32_t slab_per_chunk(const struct surand_slab *s)
 {
-	return SURAND_SLAB_CHUNK_BYTES / s->slot_bytes;
+	uint32_t b = s->slot_bytes;
+
+	/* Set by SURAND_SLAB_INITIALIZER to a slot size of the design; a size
+	 * of 0 or above a chunk would be a bug: one slot a chunk then. */
+	return b && b <= SURAND_SLAB_CHUNK_BYTES ? SURAND_SLAB_CHUNK_BYTES / b : 1;
 }
 
 static uint32_t *slab_meta(struct surand_slab *s, uint32_t i)
 {
+	/* NOLINTNEXTLINE(clang-analyzer-core.DivideZero): slab_per_chunk() >= 1 */
 	return &s->meta[i / slab_per_chunk(s)][i % slab_per_chunk(s)];
 }
 
 static void *slab_slot(struct surand_slab *s, uint32_t i)
 {
+	/* NOLINTNEXTLINE(clang-analyzer-core.DivideZero): slab_per_chunk() >= 1 */
 	return s->chunks[i / slab_per_chunk(s)] + (size_t)(i % slab_per_chunk(s)) * s->slot_bytes;
 }
 

@@ -75,7 +75,10 @@ static int crng_block(unsigned c, uint8_t out[64]);
 
 /* Material from the one above: the input pool for the primary, a primary
  * block (whose other half then protects the primary) for a node. */
-static int source_bytes(unsigned c, uint8_t *out, size_t n)
+/* The recursion (source_bytes -> crng_block -> crng_ensure -> source_bytes) is
+ * two levels deep at most: a node reads from the primary, and the primary
+ * reads from the input pool, never from a CRNG. */
+static int source_bytes(unsigned c, uint8_t *out, size_t n) /* NOLINT(misc-no-recursion) */
 {
 	uint8_t blk[64];
 	int r;
@@ -109,7 +112,7 @@ static int source_bytes(unsigned c, uint8_t *out, size_t n)
  * crng_initialize() for an unseeded CRNG, crng_reseed() for a stale one:
  * the material is fetched without this CRNG's lock, then applied under it.
  */
-static int crng_ensure(unsigned c, uint64_t now)
+static int crng_ensure(unsigned c, uint64_t now) /* NOLINT(misc-no-recursion): see source_bytes */
 {
 	struct crng *s = &st[c];
 	uint8_t m[SEED_BYTES];
@@ -120,7 +123,10 @@ static int crng_ensure(unsigned c, uint64_t now)
 	if (!fresh && __atomic_load_n(&s->gen, __ATOMIC_RELAXED) == gen &&
 	    now - __atomic_load_n(&s->init_ns, __ATOMIC_RELAXED) < RESEED_NS)
 		return 0;
-	r = source_bytes(c, m, fresh ? SEED_BYTES : 32);
+	/* The whole seed even for a reseed (which uses 32 bytes): a page dropped
+	 * after `fresh` was read makes the locked branch below a set-up, and it
+	 * reads counter and nonce too (valgrind saw them unset). */
+	r = source_bytes(c, m, SEED_BYTES);
 	if (r < 0) {
 		surand_wipe(m, sizeof(m));
 		/* A seeded CRNG goes on with its old key; an unseeded one fails. */
@@ -161,7 +167,7 @@ static int crng_ensure(unsigned c, uint64_t now)
 /* ==== 3. blocks and backtrack protection ==================================== */
 
 /* _extract_crng(): reseed if due, then one block under the lock. 0 or -errno. */
-static int crng_block(unsigned c, uint8_t out[64])
+static int crng_block(unsigned c, uint8_t out[64]) /* NOLINT(misc-no-recursion): see source_bytes */
 {
 	struct crng *s = &st[c];
 	int r, cs, tries = 0;
@@ -217,6 +223,8 @@ static int nodecrng_fill(void *buf, size_t len)
 	int r = 0;
 
 	tls_last = c;
+	if (len == 0)
+		return 0; /* no block read: nothing to fold back (tmp is unset) */
 	/* extract_crng_user(): one locked block per 64 bytes. */
 	while (len) {
 		r = crng_block(c, tmp);
