@@ -86,6 +86,16 @@ int surand_test_entropy_pool_digest(uint8_t out[32]);
 void surand_test_fastpool_force_slot(int slot);
 /* A slot's events since its last spill and its event total; 0, or -1 (no such slot). */
 int surand_test_fastpool_slot(unsigned slot, unsigned *count, uint64_t *events);
+/* The slot lock mode: on 1 rseq (where set-up found it usable), 0 xchg, -1
+ * only asks; returns the mode now (1 rseq, 0 xchg, -1 no slots).  Only with
+ * no event in flight. */
+int surand_test_fastpool_rseq(int on);
+unsigned surand_test_fastpool_cpu_slots(void); /* CPU slots; the shared ones follow */
+uint64_t surand_test_fastpool_rseq_takes(void); /* events that took a slot with rseq */
+uint64_t surand_test_fastpool_remote_takes(void); /* CPU slots taken cross-CPU (rseq mode) */
+/* Slots whose event count is not spilled + pending (a lost update: two holders
+ * at once); 0, or -1 when a slot cannot be taken.  Only with no event in flight. */
+int surand_test_fastpool_inconsistent(void);
 
 /* ---- the designs of the 2015 debate (src/gen/designs.h) ------------------ */
 

@@ -13,13 +13,30 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__has_include)
+#if __has_include(<sys/rseq.h>) && __has_include(<linux/membarrier.h>)
+#include <sys/rseq.h>
+#include <linux/membarrier.h>
+#define T_HAVE_RSEQ_H 1
+#endif
+#endif
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define T_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define T_TSAN 1
+#endif
 
 static uint64_t rng = 0x243f6a8885a308d3ull; /* fixed seed: reproducible cases */
 
@@ -323,9 +340,9 @@ static void catastrophic_threshold_deterministic(void)
 
 /* ==== fast pools ============================================================== */
 
-static void fastpool_spills_after_64_events(void)
+static void spills_after_64_events(unsigned slot)
 {
-	unsigned slot = 0, count = 99;
+	unsigned count = 99;
 	uint64_t spills0, i;
 	struct surand_stats s0;
 	struct surand_entropy_source_stats e0, e1;
@@ -362,12 +379,22 @@ static void fastpool_spills_after_64_events(void)
 	all_sources_back();
 }
 
+static void fastpool_spills_after_64_events(void)
+{
+	spills_after_64_events(0);
+	surand_test_fastpool_force_slot(-1);
+}
+
 static void fastpool_spills_after_1s(void)
 {
 	unsigned slot = surand_fastpool_nslots() > 1 ? 1 : 0, count = 99;
 	uint64_t spills0;
 
 	quiet_sources();
+	/* no other slot holds events (earlier cases leave some): the flush at
+	 * the end must find this slot only */
+	surand_test_clock_advance(SURAND_FP_SPILL_NS);
+	surand_fastpool_flush_stale(surand_now_ns());
 	surand_test_fastpool_force_slot((int)slot);
 	surand_add_event(2);
 	T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
@@ -559,12 +586,275 @@ static void events_from_8_threads_none_lost(void)
 	/* every event reached a slot or the lock-free path */
 	T_ASSERT_EQ_U64(s1.events - s0.events, EV_THREADS * ev_per_thread());
 	T_ASSERT_EQ_U64(e1.c.samples - e0.c.samples, EV_THREADS * ev_per_thread());
-	/* and the credit never exceeds 1 bit per 64 events */
-	T_ASSERT(e1.c.credited - e0.c.credited <= (s1.events - s0.events) / 64);
+	/* and the credit never exceeds 1 bit per 64 events: over the process's
+	 * life (a window can also credit events from before it, carried) */
+	T_ASSERT(e1.c.credited <= s1.events / 64);
 	/* events that reached a slot were spilled at least every 64 */
 	T_ASSERT(surand_fastpool_spills() - spills0 + surand_fastpool_nslots() >=
 		 (s1.events - s0.events - (e1.c.overflow - e0.c.overflow)) / SURAND_FP_SPILL_EVENTS);
 	all_sources_back();
+}
+
+/*
+ * The two slot lock modes (src/entropy/fastpool.c, section 2): rseq mode
+ * where glibc registered rseq, the kernel has membarrier's RSEQ command and
+ * the build is x86-64 without TSan; else xchg mode.  The cases below run in
+ * both (surand_test_fastpool_rseq switches with no event in flight).
+ */
+static int rseq_mode_expected(void)
+{
+#if defined(__x86_64__) && defined(T_HAVE_RSEQ_H) && !defined(T_TSAN) && defined(__NR_membarrier)
+	long q;
+
+	if (__rseq_size == 0)
+		return 0;
+	q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	return q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) ? 1 : 0;
+#else
+	return 0;
+#endif
+}
+
+/* Runs fn in xchg mode, then back in the mode set-up chose. */
+static void in_xchg_mode(void (*fn)(void))
+{
+	int mode = surand_test_fastpool_rseq(-1);
+
+	T_ASSERT(mode >= 0);
+	T_ASSERT_EQ_U64(surand_test_fastpool_rseq(0), 0);
+	fn();
+	surand_test_fastpool_rseq(mode);
+}
+
+static int pin_to_current_cpu(cpu_set_t *old)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0 || sched_getaffinity(0, sizeof(*old), old) != 0)
+		return -1;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) != 0)
+		return -1;
+	return sched_getcpu() == cpu ? cpu : -1;
+}
+
+static void fastpool_lock_mode_chosen_at_setup(void)
+{
+	uint64_t t0, i;
+	cpu_set_t old;
+	int cpu, mode = surand_test_fastpool_rseq(-1);
+
+	T_ASSERT_MSG(mode == rseq_mode_expected(), "mode %d, expected %d", mode,
+		     rseq_mode_expected());
+	T_ASSERT(surand_test_fastpool_cpu_slots() >= 1);
+	T_ASSERT(surand_fastpool_nslots() > surand_test_fastpool_cpu_slots());
+	cpu = pin_to_current_cpu(&old);
+	T_ASSERT(cpu >= 0);
+	t0 = surand_test_fastpool_rseq_takes();
+	for (i = 0; i < 1000; i++)
+		surand_add_event(i);
+	if (mode == 1)
+		/* all but an aborted sequence or two take the CPU's slot with rseq */
+		T_ASSERT_MSG(surand_test_fastpool_rseq_takes() - t0 >= 990, "%llu rseq takes",
+			     (unsigned long long)(surand_test_fastpool_rseq_takes() - t0));
+	else
+		T_ASSERT_EQ_U64(surand_test_fastpool_rseq_takes(), t0);
+	sched_setaffinity(0, sizeof(old), &old);
+	T_ASSERT_EQ_U64(surand_test_fastpool_inconsistent(), 0);
+}
+
+/* The spill test on this CPU's own slot, pinned: in rseq mode every event
+ * takes it with the restartable sequence. */
+static void fastpool_spills_own_cpu_slot(void)
+{
+	uint64_t t0 = surand_test_fastpool_rseq_takes();
+	cpu_set_t old;
+	int cpu = pin_to_current_cpu(&old);
+
+	T_ASSERT(cpu >= 0);
+	if ((unsigned)cpu < surand_test_fastpool_cpu_slots()) {
+		spills_after_64_events((unsigned)cpu);
+		if (surand_test_fastpool_rseq(-1) == 1)
+			T_ASSERT(surand_test_fastpool_rseq_takes() - t0 >= 64);
+	}
+	surand_test_fastpool_force_slot(-1);
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
+static volatile int flusher_stop;
+
+/* A sampling round's stale-slot flush, over and over, with a clock 2 s ahead:
+ * every slot that holds events is taken from this thread (cross-CPU). */
+static void *flusher(void *arg)
+{
+	uint64_t *rounds = arg;
+
+	while (!__atomic_load_n(&flusher_stop, __ATOMIC_ACQUIRE)) {
+		surand_fastpool_flush_stale(surand_now_ns() + 2000000000ull);
+		__atomic_fetch_add(rounds, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * 8 writers and a flusher: no event lost, no slot ever held twice (a slot
+ * held by two at once loses or doubles a count: with the membarrier step of
+ * the cross-CPU trylock taken out, this case fails within a run or two).
+ */
+static void events_8_threads_and_flusher_body(void)
+{
+	pthread_t th[EV_THREADS], fl;
+	struct surand_stats s0, s1;
+	struct surand_entropy_source_stats e0, e1;
+	uint64_t i, rounds = 0, remote0 = surand_test_fastpool_remote_takes(), spills0;
+
+	s0 = stats();
+	e0 = src_stats(SURAND_ES_EVENTS);
+	spills0 = surand_fastpool_spills();
+	flusher_stop = 0;
+	T_ASSERT(pthread_create(&fl, NULL, flusher, &rounds) == 0);
+	while (__atomic_load_n(&rounds, __ATOMIC_RELAXED) == 0)
+		sched_yield(); /* the flusher runs before the writers start */
+	for (i = 0; i < EV_THREADS; i++)
+		T_ASSERT(pthread_create(&th[i], NULL, event_writer, (void *)(uintptr_t)(i + 1)) == 0);
+	for (i = 0; i < EV_THREADS; i++)
+		pthread_join(th[i], NULL);
+	__atomic_store_n(&flusher_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(fl, NULL);
+	s1 = stats();
+	e1 = src_stats(SURAND_ES_EVENTS);
+	T_ASSERT_EQ_U64(s1.events - s0.events, EV_THREADS * ev_per_thread());
+	T_ASSERT_EQ_U64(e1.c.samples - e0.c.samples, EV_THREADS * ev_per_thread());
+	T_ASSERT(e1.c.credited <= s1.events / 64); /* 1 bit per 64 events, process life */
+	/* every slot's count is its events less those spilled: no lost update */
+	T_ASSERT_EQ_U64(surand_test_fastpool_inconsistent(), 0);
+	T_ASSERT(surand_fastpool_spills() > spills0);
+	if (surand_test_fastpool_rseq(-1) == 1)
+		T_ASSERT(surand_test_fastpool_remote_takes() > remote0);
+}
+
+static void events_8_threads_and_flusher(void)
+{
+	quiet_sources();
+	events_8_threads_and_flusher_body();
+	all_sources_back(); /* also after a failed assertion */
+}
+
+static volatile sig_atomic_t fp_sig_events;
+
+static void on_alarm_event(int sig)
+{
+	int e = errno;
+
+	surand_add_event((uint64_t)sig * 0x9e3779b97f4a7c15ull + (uint64_t)fp_sig_events);
+	fp_sig_events = fp_sig_events + 1;
+	errno = e;
+}
+
+/* A signal handler adding events while the interrupted loop does: in rseq
+ * mode the handler that finds the slot held (or aborts the loop's sequence)
+ * goes to a shared slot; every event is counted once. */
+static void fastpool_signal_handler_events_body(void)
+{
+	struct sigaction sa, old;
+	struct itimerval it, off;
+	struct surand_stats s0, s1;
+	uint64_t main_events = 0, t0 = surand_test_fastpool_rseq_takes();
+	double end;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm_event;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	T_ASSERT(sigaction(SIGALRM, &sa, &old) == 0);
+	s0 = stats();
+	fp_sig_events = 0;
+	memset(&it, 0, sizeof(it));
+	it.it_interval.tv_usec = 100;
+	it.it_value.tv_usec = 100;
+	memset(&off, 0, sizeof(off));
+	setitimer(ITIMER_REAL, &it, NULL);
+	end = now_s() + (t_quick() ? 0.15 : 0.3);
+	while (now_s() < end) {
+		int k;
+
+		for (k = 0; k < 64; k++)
+			surand_add_event(main_events++);
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_IGN);
+	sigaction(SIGALRM, &old, NULL);
+	s1 = stats();
+	T_ASSERT(fp_sig_events > 0);
+	T_ASSERT_EQ_U64(s1.events - s0.events, main_events + (uint64_t)fp_sig_events);
+	T_ASSERT_EQ_U64(surand_test_fastpool_inconsistent(), 0);
+	if (surand_test_fastpool_rseq(-1) == 1)
+		T_ASSERT(surand_test_fastpool_rseq_takes() - t0 >= main_events / 2);
+}
+
+static void fastpool_signal_handler_events(void)
+{
+	quiet_sources();
+	fastpool_signal_handler_events_body();
+	all_sources_back();
+}
+
+static void fastpool_spills_after_64_events_xchg(void)
+{
+	in_xchg_mode(fastpool_spills_after_64_events);
+}
+
+static void fastpool_spills_after_1s_xchg(void)
+{
+	in_xchg_mode(fastpool_spills_after_1s);
+}
+
+static void events_from_8_threads_none_lost_xchg(void)
+{
+	in_xchg_mode(events_from_8_threads_none_lost);
+}
+
+static void events_8_threads_and_flusher_xchg(void)
+{
+	in_xchg_mode(events_8_threads_and_flusher);
+}
+
+static void fastpool_signal_handler_events_xchg(void)
+{
+	in_xchg_mode(fastpool_signal_handler_events);
+}
+
+/* Child (fresh library, GLIBC_TUNABLES=glibc.pthread.rseq=0): xchg mode
+ * chosen at set-up, and the fast pools work in it. */
+static void child_rseq_off(void)
+{
+#ifdef T_HAVE_RSEQ_H
+	T_ASSERT_EQ_U64(__rseq_size, 0);
+#endif
+	T_ASSERT_EQ_U64(surand_test_fastpool_rseq(-1), 0);
+	T_ASSERT_EQ_U64(surand_test_fastpool_rseq(1), 0); /* not available: stays off */
+	events_8_threads_and_flusher();
+	if (t_case_failed())
+		return;
+	fastpool_spills_after_64_events();
+	T_ASSERT_EQ_U64(surand_test_fastpool_rseq_takes(), 0);
+}
+
+static void fastpool_xchg_mode_when_rseq_off(void)
+{
+	const char *old = getenv("GLIBC_TUNABLES");
+	char *saved = old ? strdup(old) : NULL;
+
+	setenv("GLIBC_TUNABLES", "glibc.pthread.rseq=0", 1);
+	t_exec_child("rseq_off", 60);
+	if (saved) {
+		setenv("GLIBC_TUNABLES", saved, 1);
+		free(saved);
+	} else {
+		unsetenv("GLIBC_TUNABLES");
+	}
 }
 
 /* ==== health tests ============================================================ */
@@ -1176,7 +1466,13 @@ static void kernel_source_off_keeps_seeding(void)
 
 int main(int argc, char **argv)
 {
+	static const struct t_child_case child_cases[] = {
+		{ "rseq_off", child_rseq_off },
+		{ NULL, NULL },
+	};
+
 	t_init(argc, argv);
+	t_child_main(argc, argv, child_cases);
 	T_RUN(mix_does_not_credit_and_credit_does_not_mix);
 	T_RUN(credit_cap_and_bad_input);
 	T_RUN(extraction_rekeys_and_never_repeats);
@@ -1186,6 +1482,16 @@ int main(int argc, char **argv)
 	T_RUN(fastpool_spills_after_1s);
 	T_RUN(fastpool_avalanche);
 	T_RUN(events_from_8_threads_none_lost);
+	T_RUN(fastpool_lock_mode_chosen_at_setup);
+	T_RUN(fastpool_spills_own_cpu_slot);
+	T_RUN(events_8_threads_and_flusher);
+	T_RUN(fastpool_signal_handler_events);
+	T_RUN(fastpool_spills_after_64_events_xchg);
+	T_RUN(fastpool_spills_after_1s_xchg);
+	T_RUN(events_from_8_threads_none_lost_xchg);
+	T_RUN(events_8_threads_and_flusher_xchg);
+	T_RUN(fastpool_signal_handler_events_xchg);
+	T_RUN(fastpool_xchg_mode_when_rseq_off);
 	T_RUN(health_cutoffs);
 	T_RUN(health_fires_on_stuck_source);
 	T_RUN(health_fires_on_biased_source);

@@ -1,15 +1,16 @@
 /*
  * fastpool.c - per-CPU fast pools and surand_add_event().
  *
- * Sections: 1. the ARX mix; 2. slots and set-up; 3. the event path;
- * 4. spilling; 5. fork, stats, test hooks.
+ * Sections: 1. the ARX mix; 2. slots, lock modes and set-up; 3. taking a slot
+ * (the rseq trylock, the cross-CPU trylock); 4. spilling; 5. the event path;
+ * 6. fork, stats, test hooks.
  *
  * An event (an unpredictable 64-bit value: a packet or interrupt timing) is
  * mixed into a 128-bit state of the calling CPU's slot with a cheap ARX
  * permutation; after 64 events or 1 s, whichever comes first, the slot's
  * 128 bits are spilled into the entropy pool, crediting at most 1 bit per
  * 64 events.  The slot is taken with a trylock: on contention (another thread
- * on this CPU slot, or a preempted writer) the event goes to the next slot, so
+ * on this CPU slot, or a preempted writer) the event goes to another slot, so
  * no writer ever waits on another.  When every slot tried is busy, the event
  * takes the pool's lock-free pending path (uncredited): none is ever lost.
  *
@@ -26,6 +27,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* glibc 2.35+ registers an rseq area per thread: its cpu_id is the kernel's
@@ -34,6 +36,28 @@
 #if __has_include(<sys/rseq.h>) && (defined(__x86_64__) || defined(__aarch64__))
 #include <sys/rseq.h>
 #define FP_HAVE_RSEQ 1
+#endif
+#endif
+
+/* The restartable-sequence trylock (section 3): x86-64 only (the asm), with
+ * the kernel's membarrier(2) RSEQ command for cross-CPU access.  Not under
+ * ThreadSanitizer, which cannot see the lock taken inside an asm statement:
+ * TSan builds use the xchg trylock everywhere. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FP_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define FP_TSAN 1
+#endif
+#if defined(FP_HAVE_RSEQ) && defined(__x86_64__) && !defined(FP_TSAN) && \
+	defined(__has_include)
+#if __has_include(<linux/membarrier.h>)
+#include <linux/membarrier.h>
+#if defined(__NR_membarrier)
+#define FP_RSEQ_LOCK 1
+#endif
 #endif
 #endif
 
@@ -91,6 +115,7 @@ static inline __attribute__((always_inline)) void fp_inject(uint32_t v[4], uint6
 
 	v3 ^= (uint32_t)spread;
 	v2 ^= (uint32_t)(spread >> 32);
+#pragma GCC unroll 8
 	for (i = 0; i < FP_ROUNDS; i++)
 		fp_round(&v0, &v1, &v2, &v3);
 	v[0] = v0;
@@ -109,20 +134,42 @@ void surand_fastpool_mix(uint32_t v[4], uint64_t x)
 	fp_mix(v, x);
 }
 
-/* ==== 2. slots and set-up ==================================================== */
-
+/* ==== 2. slots, lock modes and set-up =========================================
+ *
+ * Slots 0 .. fp_ncpu-1 belong to CPUs (slot c to CPU c; more possible CPUs
+ * than FP_MAX_SLOTS share slots, cpu % fp_ncpu); slots fp_ncpu .. fp_nslots-1
+ * are FP_SHARED extra slots for events whose CPU slot is busy.  Each slot has
+ * two lock words in its fp_meta line: `lock` and `rlock`.  The mode, chosen
+ * once at set-up (before fp_ready is published) and never changed after
+ * (except by a test hook, with no event in flight), says how they are taken:
+ *
+ *   xchg mode (no rseq: GLIBC_TUNABLES=glibc.pthread.rseq=0, not x86-64, no
+ *   membarrier RSEQ command, TSan builds): every slot's `lock` is a
+ *   test-and-test-and-set trylock (__atomic_exchange_n, a locked RMW); an
+ *   event tries its CPU's slot, then the next ones round the ring of all
+ *   slots.  `rlock` stays 0.
+ *
+ *   rseq mode: a CPU slot's `lock` is taken ONLY by a thread running on that
+ *   CPU, inside a restartable sequence (section 3) that commits with a plain
+ *   store: no locked instruction, no store-buffer drain.  Anyone else (the
+ *   stale-slot flush of a sampling round, test hooks) takes a CPU slot with
+ *   `rlock` and the membarrier(2) protocol of section 3.  A busy CPU slot
+ *   sends the event to the shared slots, which only ever use `lock` with xchg.
+ */
 #define FP_MAX_SLOTS 1024u  /* more possible CPUs share slots (cpu % slots) */
-#define FP_MIN_TRIES 4u     /* slots tried before the lock-free path */
+#define FP_SHARED 4u        /* extra slots for events whose CPU slot is busy */
 #define FP_VALID 0x6c6f6f70u /* "pool" */
 
-struct fp_meta {            /* ordinary memory: lock and bookkeeping */
-	uint32_t lock;          /* 0 free, 1 held (trylock only) */
-	uint32_t count;         /* events since the last spill */
+struct fp_meta {            /* ordinary memory: locks and bookkeeping */
+	uint32_t lock;          /* 0 free, 1 held (trylock only; section 2 says by whom) */
+	uint32_t count;         /* events since the last spill (written under the lock) */
 	uint32_t credit_rem;    /* spilled events not yet worth a credited bit */
-	uint32_t reserved;
+	uint32_t rlock;         /* rseq mode, CPU slots: 1 held by a cross-CPU taker */
 	uint64_t last_spill_ns; /* clock of the last spill (or of the slot's start) */
 	uint64_t events;        /* events mixed here (stats: relaxed) */
 	uint64_t spills;        /* spills of this slot (stats: relaxed) */
+	uint64_t rseq_takes;    /* test build: events that took this slot with rseq */
+	uint64_t spilled;       /* test build: events spilled or dropped (events == spilled + count) */
 } __attribute__((aligned(SURAND_CACHELINE)));
 _Static_assert(sizeof(struct fp_meta) == SURAND_CACHELINE, "one line per slot");
 
@@ -135,10 +182,15 @@ _Static_assert(sizeof(struct fp_state) == SURAND_CACHELINE, "one line per slot")
 
 static struct fp_meta *fp_meta;   /* fp_nslots entries */
 static struct fp_state *fp_state; /* fp_nslots entries, secmem */
-static unsigned fp_nslots, fp_tries;
+static unsigned fp_ncpu, fp_nslots; /* CPU slots; all slots (CPU + shared) */
 static int fp_ready;              /* 0 not yet, 1 ready, -1 no memory: lock-free path only */
+static int fp_rseq;               /* 1: rseq mode (set before fp_ready is published) */
+static int fp_rseq_ok;            /* rseq mode possible here (what set-up found) */
 static pthread_mutex_t fp_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t n_overflow;       /* events that took the lock-free path */
+#ifdef SURAND_TEST_BUILD
+static uint64_t n_remote_takes;   /* CPU slots taken with fp_remote_trylock */
+#endif
 
 /* Highest CPU number in /sys/devices/system/cpu/possible ("0-63", "0,2-5"), + 1. */
 static unsigned possible_cpus(void)
@@ -176,6 +228,32 @@ static unsigned possible_cpus(void)
 	return c > 0 ? (unsigned)c : 1;
 }
 
+#ifdef FP_RSEQ_LOCK
+static long fp_membarrier(int cmd, unsigned flags, int cpu)
+{
+	return syscall(__NR_membarrier, cmd, flags, cpu);
+}
+
+/*
+ * rseq mode needs glibc's rseq registration (__rseq_size != 0: not turned off
+ * by GLIBC_TUNABLES=glibc.pthread.rseq=0, not refused by the kernel) and the
+ * membarrier RSEQ command (Linux 5.10+), registered for this process.
+ */
+static int fp_rseq_usable(void)
+{
+	long q;
+	int e = errno, ok = 0;
+
+	if (__rseq_size != 0) {
+		q = fp_membarrier(MEMBARRIER_CMD_QUERY, 0, 0);
+		ok = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) &&
+		     fp_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0) == 0;
+	}
+	errno = e;
+	return ok;
+}
+#endif
+
 static __attribute__((noinline, cold)) int fp_setup(void)
 {
 	int st, r;
@@ -195,18 +273,22 @@ static __attribute__((noinline, cold)) int fp_setup(void)
 		n = possible_cpus();
 		if (n > FP_MAX_SLOTS)
 			n = FP_MAX_SLOTS;
-		fp_meta = aligned_alloc(SURAND_CACHELINE, n * sizeof(struct fp_meta));
-		fp_state = surand_secmem_alloc(n * sizeof(struct fp_state));
+		fp_meta = aligned_alloc(SURAND_CACHELINE, (n + FP_SHARED) * sizeof(struct fp_meta));
+		fp_state = surand_secmem_alloc((n + FP_SHARED) * sizeof(struct fp_state));
 		if (fp_meta && fp_state) {
-			memset(fp_meta, 0, n * sizeof(struct fp_meta));
-			fp_nslots = n;
-			fp_tries = n < FP_MIN_TRIES ? FP_MIN_TRIES : n;
+			memset(fp_meta, 0, (n + FP_SHARED) * sizeof(struct fp_meta));
+			fp_ncpu = n;
+			fp_nslots = n + FP_SHARED;
+#ifdef FP_RSEQ_LOCK
+			fp_rseq_ok = fp_rseq_usable();
+#endif
+			fp_rseq = fp_rseq_ok; /* published with fp_ready (release) */
 			r = 1;
 		} else {
 			free(fp_meta);
 			fp_meta = NULL;
 			if (fp_state)
-				surand_secmem_free(fp_state, n * sizeof(struct fp_state));
+				surand_secmem_free(fp_state, (n + FP_SHARED) * sizeof(struct fp_state));
 			fp_state = NULL;
 			r = -1;
 		}
@@ -223,35 +305,211 @@ static __attribute__((noinline, cold)) void fp_slot_restart(struct fp_meta *m, s
 {
 	s->v[0] = s->v[1] = s->v[2] = s->v[3] = 0;
 	s->valid = FP_VALID;
-	m->count = 0;
+#ifdef SURAND_TEST_BUILD
+	__atomic_store_n(&m->spilled, m->spilled + m->count, __ATOMIC_RELAXED); /* dropped */
+#endif
+	__atomic_store_n(&m->count, 0, __ATOMIC_RELAXED);
 	m->credit_rem = 0;
-	m->last_spill_ns = now;
+	__atomic_store_n(&m->last_spill_ns, now, __ATOMIC_RELAXED);
 }
 
-/* ==== 4. spilling (declared before the event path uses it) =================== */
+/* ==== 3. taking a slot ==========================================================
+ *
+ * The rseq trylock (rseq mode, a thread on CPU c taking CPU slot c).
+ * Sources: the kernel's rseq ABI, <linux/rseq.h> (struct rseq, struct
+ * rseq_cs: version 0, flags, start_ip, post_commit_offset, abort_ip; the
+ * descriptor 32-byte aligned; rseq_cs set by the thread, cleared by the
+ * kernel), glibc's <sys/rseq.h> (__rseq_offset from the thread pointer,
+ * __rseq_size, 0 when not registered) and <bits/rseq.h> (RSEQ_SIG 0x53053053
+ * on x86, which the kernel requires in the 4 bytes before abort_ip, emitted
+ * as the ud1 instruction 0f b9 3d <sig>), and membarrier(2) (Linux 5.10:
+ * MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ with MEMBARRIER_CMD_FLAG_CPU).
+ *
+ * The sequence: store &descriptor into rseq->rseq_cs (the instant the store
+ * is done the IP is start_ip, inside the range), then check rseq->cpu_id == c,
+ * rlock == 0 and lock == 0, and commit with `movl $1, lock`, the last
+ * instruction of the range.  If the thread is preempted, migrated or gets a
+ * signal anywhere in [start_ip, commit), the kernel moves it to abort_ip
+ * before it runs user code again: the commit never happens.  So from its
+ * first check to its commit the sequence runs on CPU c with no other thread
+ * of this process and no signal handler of this thread running on CPU c in
+ * between.  After the sequence rseq_cs is cleared again (C, every exit), so
+ * no thread keeps a pointer into this object (dlclose).
+ *
+ * Why mutual exclusion holds on a CPU slot c in rseq mode:
+ *  - Owner vs owner: only threads on CPU c commit lock = 1 on slot c.  Two
+ *    such sequences cannot interleave (one CPU; any switch between threads
+ *    or into a handler aborts the one in flight), and a sequence commits only
+ *    after reading lock == 0 on CPU c.  Program order on one CPU (across a
+ *    context switch, which the kernel orders fully) means it reads the last
+ *    lock = 1 of an earlier holder, or the holder's release lock = 0 (done
+ *    wherever the holder runs by then; a migration, too, is fully ordered).
+ *    A signal handler that interrupts the holder on its own thread reads
+ *    lock == 1 and goes to a shared slot.
+ *  - Owner vs cross-CPU taker (fp_remote_trylock): the taker sets rlock = 1
+ *    with xchg (a full barrier: the value is globally visible before the
+ *    next step), then membarrier(RSEQ, CPU c), which interrupts CPU c (if a
+ *    thread of this process runs there), aborts a sequence in flight there
+ *    and fully orders CPU c's memory accesses at that point P, then reads
+ *    lock.  An owner's sequence on CPU c either (a) straddles P: aborted,
+ *    no commit; (b) ended (committed) before P: its lock = 1 is visible to
+ *    the taker's later read, so the taker backs off, unless the owner has
+ *    released already; (c) starts after P (or on a thread scheduled onto
+ *    CPU c later, or one preempted mid-sequence, which aborts on resume): it
+ *    reads rlock == 1 and backs off.  A taker that sees lock == 0 holds the
+ *    slot until it stores rlock = 0.  Takers exclude each other with the
+ *    xchg on rlock.
+ *  - Shared slots are only ever taken with xchg on `lock`, as in xchg mode.
+ *
+ * Ordering on x86-64 (TSO): a holder's writes to the state and the meta
+ * line precede its release store (store-store order is kept), and the next
+ * holder's reads follow its read of the free lock word (load-load order is
+ * kept), so the plain commit store and the plain release store (a compiler
+ * barrier and a mov) pass the slot's content from holder to holder.  The
+ * commit store may sit in the store buffer while the owner reads the slot;
+ * nothing needs it visible earlier: same-CPU takers see it by program order,
+ * the cross-CPU taker through membarrier's full barrier at P.
+ */
+
+/* Test-and-test-and-set: a busy slot costs a read, not a write. */
+static inline __attribute__((always_inline)) int fp_xchg_trylock(uint32_t *lock)
+{
+	return !__atomic_load_n(lock, __ATOMIC_RELAXED) &&
+	       !__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE);
+}
+
+#ifdef FP_RSEQ_LOCK
+static inline __attribute__((always_inline)) struct rseq *fp_rseq_area(void)
+{
+	return (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+}
+
+/* CPU slot `cpu` from a thread that read rseq cpu_id == cpu: 1 taken, 0 busy,
+ * -1 aborted or no longer on that CPU (the caller goes to a shared slot). */
+static inline __attribute__((always_inline)) int fp_rseq_trylock(struct rseq *rs, struct fp_meta *m,
+								 uint32_t cpu)
+{
+	__asm__ goto(
+		/* the descriptor: version 0, flags 0, start_ip 1, post_commit_offset
+		 * 2 - 1, abort_ip 4 (struct rseq_cs, <linux/rseq.h>) */
+		".pushsection __rseq_cs, \"aw\"\n\t"
+		".balign 32\n"
+		"3:\n\t"
+		".long 0, 0\n\t"
+		".quad 1f, 2f - 1f, 4f\n\t"
+		".popsection\n\t"
+		"leaq 3b(%%rip), %%rax\n\t"
+		"movq %%rax, %[rs_cs]\n"
+		"1:\n\t"
+		"cmpl %[cpu], %[rs_cpu]\n\t"
+		"jne %l[aborted]\n\t"
+		"cmpl $0, %[rlock]\n\t"
+		"jne %l[busy]\n\t"
+		"cmpl $0, %[lock]\n\t"
+		"jne %l[busy]\n\t"
+		"movl $1, %[lock]\n" /* the commit: the last instruction of the range */
+		"2:\n\t"
+		/* abort_ip, preceded by RSEQ_SIG as ud1 0x53053053(%%rip), %%edi */
+		".pushsection __rseq_failure, \"ax\"\n\t"
+		".byte 0x0f, 0xb9, 0x3d\n\t"
+		".long 0x53053053\n"
+		"4:\n\t"
+		"jmp %l[aborted]\n\t"
+		".popsection\n\t"
+		:
+		: [cpu] "r"(cpu), [rs_cpu] "m"(rs->cpu_id), [rs_cs] "m"(rs->rseq_cs),
+		  [rlock] "m"(m->rlock), [lock] "m"(m->lock)
+		: "rax", "memory", "cc"
+		: busy, aborted);
+	__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);
+	return 1;
+busy:
+	__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);
+	return 0;
+aborted:
+	__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);
+	return -1;
+}
 
 /*
- * Called with the slot lock held; releases it.  The 128 bits go to the pool
- * with floor((carried + count) / 64) credited bits, the rest carried.
+ * CPU slot `cpu` taken from anywhere (rseq mode): 1 taken (release rlock),
+ * 0 busy, -1 not possible now (membarrier refused).  Never waits.  Keeps errno.
+ */
+static __attribute__((noinline)) int fp_remote_trylock(struct fp_meta *m, unsigned cpu)
+{
+	int e = errno, r = 1;
+
+	if (!fp_xchg_trylock(&m->rlock))
+		return 0;
+	/* rlock = 1 is globally visible (xchg); now every owner's sequence on
+	 * CPU c that could still commit has committed (see the banner). */
+	if (fp_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_FLAG_CPU, (int)cpu) != 0 &&
+	    !(errno == EPERM &&
+	      fp_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0) == 0 &&
+	      fp_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_FLAG_CPU,
+			    (int)cpu) == 0))
+		r = -1; /* no proof that no owner commits: back off */
+	else if (__atomic_load_n(&m->lock, __ATOMIC_ACQUIRE))
+		r = 0;  /* the owner holds it: its writer spills it */
+	if (r != 1)
+		__atomic_store_n(&m->rlock, 0, __ATOMIC_RELEASE);
+#ifdef SURAND_TEST_BUILD
+	else
+		SURAND_COUNT(n_remote_takes);
+#endif
+	errno = e;
+	return r;
+}
+#endif
+
+/* Slot i from any thread on any CPU: 1 taken (*held: the word to release),
+ * 0 busy, -1 not possible now.  Never waits. */
+static int fp_trylock_any(unsigned i, uint32_t **held)
+{
+	struct fp_meta *m = &fp_meta[i];
+
+#ifdef FP_RSEQ_LOCK
+	if (fp_rseq && i < fp_ncpu) {
+		int r = fp_remote_trylock(m, i);
+
+		if (r == 1)
+			*held = &m->rlock;
+		return r;
+	}
+#endif
+	if (!fp_xchg_trylock(&m->lock))
+		return 0;
+	*held = &m->lock;
+	return 1;
+}
+
+/* ==== 4. spilling =============================================================== */
+
+/*
+ * Called with the slot held (*held == 1); releases it.  The 128 bits go to
+ * the pool with floor((carried + count) / 64) credited bits, the rest carried.
  */
 static __attribute__((noinline)) void fp_spill_unlock(struct fp_meta *m, struct fp_state *s,
-						      uint64_t now)
+						      uint64_t now, uint32_t *held)
 {
 	uint32_t v[4], c;
 	unsigned credit;
 
 	memcpy(v, s->v, sizeof(v));
 	c = m->credit_rem + m->count;
+#ifdef SURAND_TEST_BUILD
+	__atomic_store_n(&m->spilled, m->spilled + m->count, __ATOMIC_RELAXED);
+#endif
 	credit = c / SURAND_FP_EVENTS_PER_CREDIT_BIT;
 	m->credit_rem = c % SURAND_FP_EVENTS_PER_CREDIT_BIT;
-	m->count = 0;
-	m->last_spill_ns = now;
+	__atomic_store_n(&m->count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->last_spill_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->spills, m->spills + 1, __ATOMIC_RELAXED);
 	/* Order the copy before the re-check: a dropped page reads valid == 0. */
 	SURAND_LOAD_FENCE();
 	if (SURAND_UNLIKELY(__atomic_load_n(&s->valid, __ATOMIC_RELAXED) != FP_VALID))
 		credit = 0; /* the state we copied may be zeros: mix, never credit it */
-	__atomic_store_n(&m->lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(held, 0, __ATOMIC_RELEASE);
 	/* The slot is free again before the pool lock is taken. */
 	if (surand_pool_add(v, sizeof(v), credit) == 0) {
 		SURAND_COUNT_N(surand_es_cnt[SURAND_ES_EVENTS].bytes, sizeof(v));
@@ -269,7 +527,7 @@ static __attribute__((noinline, cold)) void fp_overflow(uint64_t value)
 	(void)surand_pool_add(&value, sizeof(value), 0);
 }
 
-/* ==== 3. the event path ====================================================== */
+/* ==== 5. the event path ========================================================= */
 
 /* The calling thread's CPU now (a hint: it may move right after), or -1. */
 static inline __attribute__((always_inline)) int fp_cpu(void)
@@ -287,13 +545,70 @@ static inline __attribute__((always_inline)) int fp_cpu(void)
 	return sched_getcpu();
 }
 
+/* With slot i held (*held): mixes the event in, spills when due, releases. */
+static inline __attribute__((always_inline)) void fp_mix_unlock(unsigned i, uint64_t spread,
+								 uint32_t *held)
+{
+	struct fp_meta *m = &fp_meta[i];
+	struct fp_state *s = &fp_state[i];
+	uint64_t now = surand_now_ns();
+	uint32_t count;
+
+	if (SURAND_UNLIKELY(s->valid != FP_VALID))
+		fp_slot_restart(m, s, now);
+	fp_inject(s->v, spread);
+	count = m->count + 1;
+	__atomic_store_n(&m->count, count, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->events, m->events + 1, __ATOMIC_RELAXED);
+	/* Spill at 64 events or 1 s; never from inside the pool lock (a signal
+	 * handler that interrupted this thread there): the next event spills. */
+	if (SURAND_UNLIKELY(count >= SURAND_FP_SPILL_EVENTS ||
+			    now - m->last_spill_ns >= SURAND_FP_SPILL_NS) &&
+	    SURAND_LIKELY(!surand_entropy_nest)) {
+		fp_spill_unlock(m, s, now, held);
+		return;
+	}
+	__atomic_store_n(held, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Every event the rseq trylock did not take: xchg mode (the CPU's slot, then
+ * round the ring of all slots), or rseq mode with the CPU slot busy (the ring
+ * of shared slots).  `slot` is where to start; `forced` (test build): try it
+ * first, from anywhere.
+ */
+static __attribute__((noinline)) void fp_add_ring(uint64_t value, uint64_t spread, unsigned slot,
+						  int forced)
+{
+	unsigned lo = 0, n = fp_nslots, i;
+	uint32_t *held;
+
+	if (forced && fp_trylock_any(slot, &held) == 1) {
+		fp_mix_unlock(slot, spread, held);
+		return;
+	}
+	if (fp_rseq) {
+		lo = fp_ncpu;
+		slot = lo + slot % FP_SHARED;
+	}
+	for (i = lo;; i++) {
+		if (fp_xchg_trylock(&fp_meta[slot].lock))
+			break;
+		if (SURAND_UNLIKELY(i + 1 >= n)) {
+			fp_overflow(value);
+			return;
+		}
+		if (++slot == n)
+			slot = lo;
+	}
+	fp_mix_unlock(slot, spread, &fp_meta[slot].lock);
+}
+
 SURAND_API void surand_add_event(uint64_t value)
 {
-	struct fp_meta *m;
-	struct fp_state *s;
-	unsigned slot, i, n, count;
-	uint64_t now, spread = fp_spread(value);
-	int cpu;
+	unsigned slot;
+	uint64_t spread = fp_spread(value);
+	int cpu, forced = 0;
 
 	if (SURAND_UNLIKELY(__atomic_load_n(&fp_ready, __ATOMIC_ACQUIRE) != 1)) {
 		if (fp_setup() != 1) {
@@ -305,68 +620,65 @@ SURAND_API void surand_add_event(uint64_t value)
 	/* The switch: one relaxed load (the configuration is read by now). */
 	if (SURAND_UNLIKELY(surand_entropy_off_mask() & (1u << SURAND_ES_EVENTS)))
 		return;
-	n = fp_nslots;
 	cpu = fp_cpu();
 	slot = cpu >= 0 ? (unsigned)cpu : 0; /* -1: no CPU number here */
+	if (SURAND_UNLIKELY(slot >= fp_ncpu))
+		slot %= fp_ncpu; /* NOLINT(clang-analyzer-core.DivideZero): fp_ready == 1 means fp_ncpu >= 1 */
 #ifdef SURAND_TEST_BUILD
-	if (test_force_slot >= 0)
-		slot = (unsigned)test_force_slot;
+	if (test_force_slot >= 0) {
+		slot = (unsigned)test_force_slot % fp_nslots;
+		forced = 1;
+	}
 #endif
-	if (SURAND_UNLIKELY(slot >= n))
-		slot %= n; /* NOLINT(clang-analyzer-core.DivideZero): fp_ready == 1 means fp_nslots >= 1 */
-	for (i = 0;; i++) {
-		m = &fp_meta[slot];
-		/* Test-and-test-and-set: a busy slot costs a read, not a write. */
-		if (!__atomic_load_n(&m->lock, __ATOMIC_RELAXED) &&
-		    !__atomic_exchange_n(&m->lock, 1, __ATOMIC_ACQUIRE))
-			break;
-		if (SURAND_UNLIKELY(i + 1 >= fp_tries)) {
-			fp_overflow(value);
+#ifdef FP_RSEQ_LOCK
+	/* rseq mode: this CPU's own slot (exactly; shared by no other CPU). */
+	if (SURAND_LIKELY(fp_rseq) && SURAND_LIKELY((unsigned)cpu == slot)) {
+		struct fp_meta *m = &fp_meta[slot];
+
+		if (SURAND_LIKELY(fp_rseq_trylock(fp_rseq_area(), m, (uint32_t)cpu) > 0)) {
+#ifdef SURAND_TEST_BUILD
+			/* under the slot lock; read by tests */
+			__atomic_store_n(&m->rseq_takes, m->rseq_takes + 1, __ATOMIC_RELAXED);
+#endif
+			fp_mix_unlock(slot, spread, &m->lock);
 			return;
 		}
-		if (++slot == n)
-			slot = 0;
+		/* Busy (a preempted holder, or this thread interrupted while holding
+		 * it) or aborted (preempted, migrated or signalled in the few
+		 * instructions of the sequence): the shared slots.  A forced slot
+		 * (test build) is tried once more from anywhere first. */
 	}
-	s = &fp_state[slot];
-	now = surand_now_ns();
-	if (SURAND_UNLIKELY(s->valid != FP_VALID))
-		fp_slot_restart(m, s, now);
-	fp_inject(s->v, spread);
-	count = m->count + 1;
-	m->count = count;
-	__atomic_store_n(&m->events, m->events + 1, __ATOMIC_RELAXED);
-	/* Spill at 64 events or 1 s; never from inside the pool lock (a signal
-	 * handler that interrupted this thread there): the next event spills. */
-	if (SURAND_UNLIKELY(count >= SURAND_FP_SPILL_EVENTS ||
-			    now - m->last_spill_ns >= SURAND_FP_SPILL_NS) &&
-	    SURAND_LIKELY(!surand_entropy_nest)) {
-		fp_spill_unlock(m, s, now);
-		return;
-	}
-	__atomic_store_n(&m->lock, 0, __ATOMIC_RELEASE);
+#endif
+	fp_add_ring(value, spread, slot, forced);
 }
 
+/* Spills the slots that hold events and are older than 1 s: a sampling round. */
 void surand_fastpool_flush_stale(uint64_t now_ns)
 {
 	struct fp_meta *m;
+	uint32_t *held;
 	unsigned i;
 
 	if (__atomic_load_n(&fp_ready, __ATOMIC_ACQUIRE) != 1 || surand_entropy_nest)
 		return;
 	for (i = 0; i < fp_nslots; i++) {
 		m = &fp_meta[i];
-		if (__atomic_load_n(&m->lock, __ATOMIC_RELAXED) ||
-		    __atomic_exchange_n(&m->lock, 1, __ATOMIC_ACQUIRE))
+		/* A hint read without the lock (so an idle slot costs no membarrier);
+		 * re-checked once the slot is held. */
+		if (!__atomic_load_n(&m->count, __ATOMIC_RELAXED) ||
+		    now_ns - __atomic_load_n(&m->last_spill_ns, __ATOMIC_RELAXED) < SURAND_FP_SPILL_NS)
+			continue;
+		if (fp_trylock_any(i, &held) != 1)
 			continue; /* busy: its writer spills it */
 		if (m->count && fp_state[i].valid == FP_VALID &&
 		    now_ns - m->last_spill_ns >= SURAND_FP_SPILL_NS)
-			fp_spill_unlock(m, &fp_state[i], now_ns);
+			fp_spill_unlock(m, &fp_state[i], now_ns, held);
 		else
-			__atomic_store_n(&m->lock, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(held, 0, __ATOMIC_RELEASE);
 	}
 }
 
-/* ==== 5. fork, stats, test hooks ============================================= */
+/* ==== 6. fork, stats, test hooks ================================================ */
 
 void surand_fastpool_atfork_child(void)
 {
@@ -375,12 +687,18 @@ void surand_fastpool_atfork_child(void)
 	pthread_mutex_init(&fp_init_lock, NULL);
 	if (__atomic_load_n(&fp_ready, __ATOMIC_ACQUIRE) == 1) {
 		/* Locks a parent thread held are free; states restart empty
-		 * (already zero where wipe-on-fork works; explicit for kind -1). */
+		 * (already zero where wipe-on-fork works; explicit for kind -1).
+		 * The child keeps the mode: the kernel keeps the thread's rseq
+		 * registration and the process's membarrier registration in a
+		 * fork child (and fp_remote_trylock registers again on EPERM). */
 		memset(fp_meta, 0, fp_nslots * sizeof(struct fp_meta));
 		for (i = 0; i < fp_nslots; i++)
 			surand_wipe(&fp_state[i], sizeof(fp_state[i]));
 	}
 	n_overflow = 0;
+#ifdef SURAND_TEST_BUILD
+	n_remote_takes = 0;
+#endif
 }
 
 uint64_t surand_fastpool_events(void)
@@ -426,17 +744,71 @@ void surand_test_fastpool_force_slot(int slot)
 int surand_test_fastpool_slot(unsigned slot, unsigned *count, uint64_t *events)
 {
 	struct fp_meta *m;
+	uint32_t *held;
+	int r;
 
 	if (surand_fastpool_nslots() == 0 || slot >= fp_nslots)
 		return -1;
 	m = &fp_meta[slot];
-	while (__atomic_exchange_n(&m->lock, 1, __ATOMIC_ACQUIRE))
+	while ((r = fp_trylock_any(slot, &held)) == 0)
 		sched_yield();
+	if (r < 0)
+		return -1;
 	if (count)
 		*count = m->count;
 	if (events)
 		*events = m->events;
-	__atomic_store_n(&m->lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(held, 0, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int surand_test_fastpool_rseq(int on)
+{
+	if (surand_fastpool_nslots() == 0)
+		return -1;
+	if (on >= 0)
+		__atomic_store_n(&fp_rseq, on && fp_rseq_ok, __ATOMIC_RELAXED);
+	return fp_rseq;
+}
+
+unsigned surand_test_fastpool_cpu_slots(void)
+{
+	return surand_fastpool_nslots() ? fp_ncpu : 0;
+}
+
+uint64_t surand_test_fastpool_rseq_takes(void)
+{
+	uint64_t sum = 0;
+	unsigned i;
+
+	if (__atomic_load_n(&fp_ready, __ATOMIC_ACQUIRE) == 1)
+		for (i = 0; i < fp_nslots; i++)
+			sum += SURAND_LOAD(fp_meta[i].rseq_takes);
+	return sum;
+}
+
+uint64_t surand_test_fastpool_remote_takes(void)
+{
+	return SURAND_LOAD(n_remote_takes);
+}
+
+int surand_test_fastpool_inconsistent(void)
+{
+	uint32_t *held;
+	unsigned i;
+	int bad = 0, r;
+
+	if (surand_fastpool_nslots() == 0)
+		return -1;
+	for (i = 0; i < fp_nslots; i++) {
+		while ((r = fp_trylock_any(i, &held)) == 0)
+			sched_yield();
+		if (r < 0)
+			return -1;
+		if (fp_meta[i].events != fp_meta[i].spilled + fp_meta[i].count)
+			bad++;
+		__atomic_store_n(held, 0, __ATOMIC_RELEASE);
+	}
+	return bad;
 }
 #endif
