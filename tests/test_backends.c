@@ -773,7 +773,7 @@ static int snapshot_regenerates(const struct surand_test_snapshot *s, const uint
 static int thread_regenerates(const uint8_t *out, size_t n)
 {
 	size_t sz = 0;
-	uint8_t *slot = surand_test_thread_slot(&sz), copy[2048];
+	uint8_t *slot = surand_test_thread_slot(&sz), copy[4096];
 	uint32_t key[8];
 
 	C_ASSERT(slot != NULL && sz <= sizeof(copy));

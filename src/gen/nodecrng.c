@@ -123,16 +123,21 @@ static int crng_ensure(unsigned c, uint64_t now) /* NOLINT(misc-no-recursion): s
 	if (!fresh && __atomic_load_n(&s->gen, __ATOMIC_RELAXED) == gen &&
 	    now - __atomic_load_n(&s->init_ns, __ATOMIC_RELAXED) < RESEED_NS)
 		return 0;
-	/* The whole seed even for a reseed (which uses 32 bytes): a page dropped
-	 * after `fresh` was read makes the locked branch below a set-up, and it
-	 * reads counter and nonce too (valgrind saw them unset). */
-	r = source_bytes(c, m, SEED_BYTES);
+	r = source_bytes(c, m, fresh ? SEED_BYTES : 32);
 	if (r < 0) {
 		surand_wipe(m, sizeof(m));
 		/* A seeded CRNG goes on with its old key; an unseeded one fails. */
 		return fresh ? r : 0;
 	}
 	surand_lock(&ctl[c].lock, &cs);
+	if (!fresh && !__atomic_load_n(&s->valid, __ATOMIC_RELAXED)) {
+		/* Dropped since `fresh` was read: a set-up now, which needs the
+		 * whole seed (counter and nonce too; valgrind saw them unset when
+		 * the 32 bytes of a reseed were used for one).  Start over. */
+		surand_unlock(&ctl[c].lock, cs);
+		surand_wipe(m, sizeof(m));
+		return crng_ensure(c, now);
+	}
 	if (!__atomic_load_n(&s->valid, __ATOMIC_RELAXED)) {
 		/* Seeded: output may come from this CRNG once the lock is
 		 * released (every use of the key is under it).  Set first
