@@ -236,20 +236,28 @@ static inline int rel_has_zero_word(const void *rec, size_t size)
 
 /* ---- process measurements --------------------------------------------------- */
 
-/* VmRSS of this process in KiB, or 0. */
-static inline long rel_rss_kib(void)
+/* A "Vm...:" field of /proc/self/status in KiB ("VmRSS", "VmSize"), or 0. */
+static inline long rel_status_kib(const char *field)
 {
 	char line[256];
+	size_t n = strlen(field);
 	long kb = 0;
 	FILE *f = fopen("/proc/self/status", "r");
 
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+		if (strncmp(line, field, n) == 0 && line[n] == ':' &&
+		    sscanf(line + n + 1, "%ld", &kb) == 1)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/* VmRSS of this process in KiB, or 0. */
+static inline long rel_rss_kib(void)
+{
+	return rel_status_kib("VmRSS");
 }
 
 /* Open descriptors of this process. */

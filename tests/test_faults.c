@@ -505,17 +505,7 @@ static void slab_grow_fail_child(void)
 
 static long vm_size_kib(void)
 {
-	char line[256];
-	long kb = 0;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmSize: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
+	return rel_status_kib("VmSize");
 }
 
 static void rlimit_as_child(void)

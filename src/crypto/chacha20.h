@@ -56,6 +56,9 @@ SURAND_INTERNAL void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t
 /* AVX-512F, 16 blocks in parallel; tails to AVX2. */
 SURAND_INTERNAL void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter,
 						   uint64_t nonce, uint8_t *out, size_t nblocks);
+/* Clears every vector register the AVX-512 body uses (zmm0-31), as the body
+ * does before it returns; for callers that clear after their own copies. */
+SURAND_INTERNAL void surand_chacha20_avx512_clear_regs(void);
 #endif
 
 /* The ChaCha constants "expand 32-byte k" as little-endian words. */

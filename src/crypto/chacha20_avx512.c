@@ -270,3 +270,8 @@ void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint
 	if (nblocks % AVX512_BLOCKS)
 		surand_chacha20_blocks_avx2(key, counter, nonce, out, nblocks % AVX512_BLOCKS);
 }
+
+void surand_chacha20_avx512_clear_regs(void)
+{
+	zmm_clear();
+}

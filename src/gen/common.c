@@ -62,23 +62,7 @@ __attribute__((noinline)) void surand_scrub_vector_regs(void)
 	const struct surand_cpu_features *f = surand_cpu_features();
 
 	if (f->avx512f)
-		__asm__ __volatile__("vzeroall\n\t"
-				     "vpxord %%zmm16, %%zmm16, %%zmm16\n\t"
-				     "vpxord %%zmm17, %%zmm17, %%zmm17\n\t"
-				     "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
-				     "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
-				     "vpxord %%zmm20, %%zmm20, %%zmm20\n\t"
-				     "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
-				     "vpxord %%zmm22, %%zmm22, %%zmm22\n\t"
-				     "vpxord %%zmm23, %%zmm23, %%zmm23\n\t"
-				     "vpxord %%zmm24, %%zmm24, %%zmm24\n\t"
-				     "vpxord %%zmm25, %%zmm25, %%zmm25\n\t"
-				     "vpxord %%zmm26, %%zmm26, %%zmm26\n\t"
-				     "vpxord %%zmm27, %%zmm27, %%zmm27\n\t"
-				     "vpxord %%zmm28, %%zmm28, %%zmm28\n\t"
-				     "vpxord %%zmm29, %%zmm29, %%zmm29\n\t"
-				     "vpxord %%zmm30, %%zmm30, %%zmm30\n\t"
-				     "vpxord %%zmm31, %%zmm31, %%zmm31" ::: "memory");
+		surand_chacha20_avx512_clear_regs(); /* zmm0-31: the body's own clear */
 	else if (f->avx2)
 		__asm__ __volatile__("vzeroall" ::: "memory");
 	else
