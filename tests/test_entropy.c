@@ -753,29 +753,47 @@ static void on_alarm_event(int sig)
 	errno = e;
 }
 
+/* A SIGALRM every usec microseconds calling handler; alarm_stop restores. */
+static int alarm_start(void (*handler)(int), long usec, struct sigaction *old)
+{
+	struct sigaction sa;
+	struct itimerval it;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, old) != 0)
+		return -1;
+	memset(&it, 0, sizeof(it));
+	it.it_interval.tv_usec = usec;
+	it.it_value.tv_usec = usec;
+	return setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void alarm_stop(const struct sigaction *old)
+{
+	struct itimerval off;
+
+	memset(&off, 0, sizeof(off));
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_IGN); /* discards a signal still pending (valgrind delivers late) */
+	sigaction(SIGALRM, old, NULL);
+}
+
 /* A signal handler adding events while the interrupted loop does: in rseq
  * mode the handler that finds the slot held (or aborts the loop's sequence)
  * goes to a shared slot; every event is counted once. */
 static void fastpool_signal_handler_events_body(void)
 {
-	struct sigaction sa, old;
-	struct itimerval it, off;
+	struct sigaction old;
 	struct surand_stats s0, s1;
 	uint64_t main_events = 0, t0 = surand_test_fastpool_rseq_takes();
 	double end;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm_event;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	T_ASSERT(sigaction(SIGALRM, &sa, &old) == 0);
 	s0 = stats();
 	fp_sig_events = 0;
-	memset(&it, 0, sizeof(it));
-	it.it_interval.tv_usec = 100;
-	it.it_value.tv_usec = 100;
-	memset(&off, 0, sizeof(off));
-	setitimer(ITIMER_REAL, &it, NULL);
+	T_ASSERT(alarm_start(on_alarm_event, 100, &old) == 0);
 	end = now_s() + (t_quick() ? 0.15 : 0.3);
 	while (now_s() < end) {
 		int k;
@@ -783,9 +801,7 @@ static void fastpool_signal_handler_events_body(void)
 		for (k = 0; k < 64; k++)
 			surand_add_event(main_events++);
 	}
-	setitimer(ITIMER_REAL, &off, NULL);
-	signal(SIGALRM, SIG_IGN);
-	sigaction(SIGALRM, &old, NULL);
+	alarm_stop(&old);
 	s1 = stats();
 	T_ASSERT(fp_sig_events > 0);
 	T_ASSERT_EQ_U64(s1.events - s0.events, main_events + (uint64_t)fp_sig_events);
@@ -1331,25 +1347,15 @@ static void on_alarm(int sig)
 
 static void signal_handlers_never_deadlock(void)
 {
-	struct sigaction sa, old;
-	struct itimerval it, off;
+	struct sigaction old;
 	struct surand_stats s0, s1;
 	uint64_t main_events = 0;
 	uint8_t x[32] = {0}; /* mixed in before the first extraction fills it */
 	double end;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	T_ASSERT(sigaction(SIGALRM, &sa, &old) == 0);
 	s0 = stats();
 	sig_events = 0;
-	memset(&it, 0, sizeof(it));
-	it.it_interval.tv_usec = 200;
-	it.it_value.tv_usec = 200;
-	memset(&off, 0, sizeof(off));
-	setitimer(ITIMER_REAL, &it, NULL);
+	T_ASSERT(alarm_start(on_alarm, 200, &old) == 0);
 	end = now_s() + (t_quick() ? 0.2 : 0.5);
 	while (now_s() < end) {
 		surand_add_event(main_events++);
@@ -1360,9 +1366,7 @@ static void signal_handlers_never_deadlock(void)
 			(void)surand_reseed();
 		}
 	}
-	setitimer(ITIMER_REAL, &off, NULL);
-	signal(SIGALRM, SIG_IGN); /* discards a signal still pending (valgrind delivers late) */
-	sigaction(SIGALRM, &old, NULL);
+	alarm_stop(&old);
 	s1 = stats();
 	T_ASSERT(sig_events > 0);
 	T_ASSERT_EQ_U64(s1.events - s0.events, main_events + (uint64_t)sig_events);

@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -701,26 +702,26 @@ void surand_fastpool_atfork_child(void)
 #endif
 }
 
-uint64_t surand_fastpool_events(void)
-{
-	uint64_t sum = SURAND_LOAD(n_overflow);
-	unsigned i;
-
-	if (__atomic_load_n(&fp_ready, __ATOMIC_ACQUIRE) == 1)
-		for (i = 0; i < fp_nslots; i++)
-			sum += SURAND_LOAD(fp_meta[i].events);
-	return sum;
-}
-
-uint64_t surand_fastpool_spills(void)
+/* The sum over all slots of one uint64_t counter of struct fp_meta. */
+static uint64_t fp_meta_sum(size_t offset)
 {
 	uint64_t sum = 0;
 	unsigned i;
 
 	if (__atomic_load_n(&fp_ready, __ATOMIC_ACQUIRE) == 1)
 		for (i = 0; i < fp_nslots; i++)
-			sum += SURAND_LOAD(fp_meta[i].spills);
+			sum += SURAND_LOAD(*(uint64_t *)((char *)&fp_meta[i] + offset));
 	return sum;
+}
+
+uint64_t surand_fastpool_events(void)
+{
+	return SURAND_LOAD(n_overflow) + fp_meta_sum(offsetof(struct fp_meta, events));
+}
+
+uint64_t surand_fastpool_spills(void)
+{
+	return fp_meta_sum(offsetof(struct fp_meta, spills));
 }
 
 unsigned surand_fastpool_nslots(void)
@@ -778,13 +779,7 @@ unsigned surand_test_fastpool_cpu_slots(void)
 
 uint64_t surand_test_fastpool_rseq_takes(void)
 {
-	uint64_t sum = 0;
-	unsigned i;
-
-	if (__atomic_load_n(&fp_ready, __ATOMIC_ACQUIRE) == 1)
-		for (i = 0; i < fp_nslots; i++)
-			sum += SURAND_LOAD(fp_meta[i].rseq_takes);
-	return sum;
+	return fp_meta_sum(offsetof(struct fp_meta, rseq_takes));
 }
 
 uint64_t surand_test_fastpool_remote_takes(void)
