@@ -589,6 +589,10 @@ static void events_from_8_threads_none_lost(void)
 	/* and the credit never exceeds 1 bit per 64 events: over the process's
 	 * life (a window can also credit events from before it, carried) */
 	T_ASSERT(e1.c.credited <= s1.events / 64);
+	/* and within the window, counting what each slot held before it began:
+	 * up to 63 events not yet spilled plus a carried remainder below 64 */
+	T_ASSERT(e1.c.credited - e0.c.credited <=
+		 (s1.events - s0.events + 126ull * surand_fastpool_nslots()) / 64);
 	/* events that reached a slot were spilled at least every 64 */
 	T_ASSERT(surand_fastpool_spills() - spills0 + surand_fastpool_nslots() >=
 		 (s1.events - s0.events - (e1.c.overflow - e0.c.overflow)) / SURAND_FP_SPILL_EVENTS);
