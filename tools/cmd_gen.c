@@ -2,12 +2,15 @@
  * cmd_gen.c - `surand [-n SIZE] [-o FILE] [-f FORMAT] [-j THREADS] [--progress]`:
  * random bytes from surand_bytes() to stdout or a file.
  *
- * THREADS workers fill disjoint chunks (each a whole number of output units:
- * bytes, base64 lines or UUIDs) in a ring of THREADS + 4 slots, encoding them
- * too; the main thread writes the chunks strictly in order.  Chunk c lives in
- * slot c % nslots; a worker waits until the writer has released that slot for
- * chunk c (slot->next == c), so no chunk is ever overwritten before it is
- * written, whatever the thread count.
+ * THREADS workers each own one chunk buffer.  A worker takes the next chunk
+ * number (each chunk a whole number of output units: bytes, base64 lines or
+ * UUIDs), fills and encodes it in its own buffer, waits for its turn (every
+ * lower chunk written), writes it itself and hands the turn on.  The chunks
+ * are taken in increasing order, so the worker holding the turn is never
+ * waiting: the output is in order and the run always moves on.  Each buffer
+ * is reused, so it stays in its core's cache, and the data is written by the
+ * core that made it; the main thread only waits.  With one thread (-j 1, the
+ * default) the main thread is the worker.
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
@@ -29,19 +32,14 @@
 #define GEN_HEX_CHUNK_BYTES (1u << 19)       /* hex: 512 KiB in, 1 MiB out */
 #define GEN_B64_CHUNK_LINES 9198u            /* base64: 9198 lines of 57 bytes (~512 KiB) */
 #define GEN_UUID_CHUNK_COUNT 16384u          /* uuid: 16384 per chunk (256 KiB in) */
-#define GEN_SLOTS_EXTRA 4                    /* ring slots beyond the thread count */
 #define GEN_DEFAULT_BYTES 32                 /* `surand` alone: a 256-bit value */
 #define GEN_MAX_THREADS 256
-
-enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_READY };
 
 struct gen_slot {
 	uint8_t *raw;        /* random bytes (for raw output: also the output) */
 	char *out;           /* encoded output (NULL for raw) */
 	size_t out_len;      /* bytes of output in this chunk */
 	uint64_t units;      /* units in this chunk */
-	uint64_t next;       /* the chunk this slot may hold next */
-	enum slot_state state;
 };
 
 struct gen {
@@ -49,14 +47,22 @@ struct gen {
 	uint64_t total_units;     /* SURAND_SIZE_INF: no end */
 	uint64_t chunk_units;
 	uint64_t nchunks;         /* UINT64_MAX with no end */
-	size_t raw_cap, out_cap;  /* per slot */
-	unsigned nslots;
-	struct gen_slot *slots;
+	size_t raw_cap, out_cap;  /* per worker buffer */
+	int fd;
+	struct surand_progress *prog;
 	pthread_mutex_t lock;
-	pthread_cond_t cv_ready;  /* a slot became READY (the writer waits) */
-	pthread_cond_t cv_free;   /* a slot was released (workers wait) */
-	uint64_t next_chunk;      /* next chunk a worker takes */
+	pthread_cond_t cv_turn;   /* next_write moved on, or stop was set */
+	uint64_t next_chunk;      /* the next chunk a worker takes */
+	uint64_t next_write;      /* the chunk whose turn it is to be written */
+	uint64_t done_raw;        /* raw bytes written */
 	int stop;
+	int err;                  /* the first write error (errno value) */
+};
+
+struct gen_worker {
+	struct gen *g;
+	struct gen_slot slot;
+	pthread_t tid;
 };
 
 static uint64_t unit_raw_bytes(enum surand_format f)
@@ -100,34 +106,6 @@ static void fill_chunk(struct gen *g, struct gen_slot *s, uint64_t c)
 		explicit_bzero(s->raw, raw); /* the output buffer now holds the same secret */
 }
 
-static void *worker(void *arg)
-{
-	struct gen *g = arg;
-
-	pthread_mutex_lock(&g->lock);
-	for (;;) {
-		uint64_t c;
-		struct gen_slot *s;
-
-		if (g->stop || g->next_chunk >= g->nchunks)
-			break;
-		c = g->next_chunk++;
-		s = &g->slots[c % g->nslots];
-		while (!g->stop && s->next != c)
-			pthread_cond_wait(&g->cv_free, &g->lock);
-		if (g->stop)
-			break;
-		s->state = SLOT_FILLING;
-		pthread_mutex_unlock(&g->lock);
-		fill_chunk(g, s, c);
-		pthread_mutex_lock(&g->lock);
-		s->state = SLOT_READY;
-		pthread_cond_broadcast(&g->cv_ready);
-	}
-	pthread_mutex_unlock(&g->lock);
-	return NULL;
-}
-
 /* Writes all of buf; 0 or an errno value. */
 static int write_all(int fd, const void *buf, size_t len)
 {
@@ -147,101 +125,111 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Runs the ring; returns an exit status.  name: what fd is, for messages. */
+static void *worker(void *arg)
+{
+	struct gen_worker *wk = arg;
+	struct gen *g = wk->g;
+	struct gen_slot *s = &wk->slot;
+	uint64_t per_unit = unit_raw_bytes(g->fmt);
+
+	pthread_mutex_lock(&g->lock);
+	for (;;) {
+		uint64_t c;
+		int err;
+
+		if (g->stop || g->next_chunk >= g->nchunks)
+			break;
+		c = g->next_chunk++;
+		pthread_mutex_unlock(&g->lock);
+		fill_chunk(g, s, c);
+		pthread_mutex_lock(&g->lock);
+		while (!g->stop && g->next_write != c)
+			pthread_cond_wait(&g->cv_turn, &g->lock);
+		if (g->stop)
+			break;
+		/* Our turn: the lock is not held while writing, so the other
+		 * workers go on filling; none of them can write before us. */
+		pthread_mutex_unlock(&g->lock);
+		err = write_all(g->fd, s->out ? (const void *)s->out : (const void *)s->raw,
+				s->out_len);
+		/* No wipe between chunks: the next fill overwrites this buffer,
+		 * and gen_run wipes every buffer at the end. */
+		pthread_mutex_lock(&g->lock);
+		if (err) {
+			g->err = err;
+			g->stop = 1;
+		} else {
+			g->done_raw += s->units * per_unit;
+			surand_progress_update(g->prog, g->done_raw);
+			g->next_write = c + 1;
+		}
+		pthread_cond_broadcast(&g->cv_turn);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+/* Runs the workers; returns an exit status.  name: what fd is, for messages. */
 static int gen_run(struct gen *g, unsigned nthreads, int fd, const char *name,
 		   enum surand_progress_mode pmode)
 {
-	pthread_t *tids = calloc(nthreads, sizeof(*tids));
+	struct gen_worker *wks = calloc(nthreads, sizeof(*wks));
 	struct surand_progress prog;
-	uint64_t w, done_raw = 0, per_unit = unit_raw_bytes(g->fmt), total_raw;
+	uint64_t per_unit = unit_raw_bytes(g->fmt), total_raw;
 	unsigned i, started = 0;
-	int rc = SURAND_EX_OK, err = 0;
+	int rc = SURAND_EX_OK;
 
-	g->nslots = nthreads + GEN_SLOTS_EXTRA;
-	g->slots = calloc(g->nslots, sizeof(*g->slots));
-	if (!tids || !g->slots) {
+	if (!wks) {
 		fprintf(stderr, "surand: out of memory\n");
-		free(tids);
-		free(g->slots);
 		return SURAND_EX_FAIL;
 	}
-	for (i = 0; i < g->nslots; i++) {
-		g->slots[i].next = i;
-		g->slots[i].raw = malloc(g->raw_cap);
-		g->slots[i].out = g->out_cap ? malloc(g->out_cap) : NULL;
-		if (!g->slots[i].raw || (g->out_cap && !g->slots[i].out)) {
-			fprintf(stderr, "surand: out of memory (%u chunk buffers)\n", g->nslots);
+	for (i = 0; i < nthreads; i++) {
+		wks[i].g = g;
+		wks[i].slot.raw = malloc(g->raw_cap);
+		wks[i].slot.out = g->out_cap ? malloc(g->out_cap) : NULL;
+		if (!wks[i].slot.raw || (g->out_cap && !wks[i].slot.out)) {
+			fprintf(stderr, "surand: out of memory (%u chunk buffers)\n", nthreads);
 			rc = SURAND_EX_FAIL;
 			goto out;
 		}
 	}
+	g->fd = fd;
+	g->prog = &prog;
 	pthread_mutex_init(&g->lock, NULL);
-	pthread_cond_init(&g->cv_ready, NULL);
-	pthread_cond_init(&g->cv_free, NULL);
-	for (i = 0; i < nthreads; i++) {
-		if (pthread_create(&tids[i], NULL, worker, g) != 0)
-			break;
-		started++;
-	}
-	if (started == 0) {
-		fprintf(stderr, "surand: cannot start a worker thread\n");
-		rc = SURAND_EX_FAIL;
-		goto out_sync;
-	}
+	pthread_cond_init(&g->cv_turn, NULL);
 	total_raw = g->total_units == SURAND_SIZE_INF ? SURAND_PROGRESS_UNKNOWN
 		    : g->total_units > UINT64_MAX / per_unit ? SURAND_PROGRESS_UNKNOWN - 1
 							     : g->total_units * per_unit;
 	surand_progress_start(&prog, pmode, "", total_raw);
-	for (w = 0; w < g->nchunks; w++) {
-		struct gen_slot *s = &g->slots[w % g->nslots];
-		const void *data;
-
-		pthread_mutex_lock(&g->lock);
-		while (!(s->state == SLOT_READY && s->next == w))
-			pthread_cond_wait(&g->cv_ready, &g->lock);
-		pthread_mutex_unlock(&g->lock);
-		data = s->out ? (const void *)s->out : (const void *)s->raw;
-		err = write_all(fd, data, s->out_len);
-		explicit_bzero(s->out ? (void *)s->out : (void *)s->raw, s->out_len);
-		if (err)
-			break;
-		done_raw += s->units * per_unit;
-		pthread_mutex_lock(&g->lock);
-		s->state = SLOT_FREE;
-		s->next = w + g->nslots;
-		pthread_cond_broadcast(&g->cv_free);
-		pthread_mutex_unlock(&g->lock);
-		surand_progress_update(&prog, done_raw);
+	/* worker 0 is the main thread itself; the others are started */
+	for (i = 1; i < nthreads; i++) {
+		if (pthread_create(&wks[i].tid, NULL, worker, &wks[i]) != 0)
+			break; /* fewer workers: the same output, only slower */
+		started++;
 	}
-	surand_progress_end(&prog, done_raw);
-	if (err == EPIPE) {
+	worker(&wks[0]);
+	for (i = 0; i < started; i++)
+		pthread_join(wks[1 + i].tid, NULL);
+	surand_progress_end(&prog, g->done_raw);
+	pthread_mutex_destroy(&g->lock);
+	pthread_cond_destroy(&g->cv_turn);
+	if (g->err == EPIPE) {
 		rc = SURAND_EX_OK; /* the reader went away (`surand | head -c 10`): done, quietly */
-	} else if (err) {
-		fprintf(stderr, "surand: write to %s: %s\n", name, strerror(err));
+	} else if (g->err) {
+		fprintf(stderr, "surand: write to %s: %s\n", name, strerror(g->err));
 		rc = SURAND_EX_IOERR;
 	}
-out_sync:
-	pthread_mutex_lock(&g->lock);
-	g->stop = 1;
-	pthread_cond_broadcast(&g->cv_free);
-	pthread_mutex_unlock(&g->lock);
-	for (i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
-	pthread_mutex_destroy(&g->lock);
-	pthread_cond_destroy(&g->cv_ready);
-	pthread_cond_destroy(&g->cv_free);
 out:
-	for (i = 0; i < g->nslots; i++) {
+	for (i = 0; i < nthreads; i++) {
 		/* random output may be key material: leave no copy in freed memory */
-		if (g->slots[i].raw)
-			explicit_bzero(g->slots[i].raw, g->raw_cap);
-		if (g->slots[i].out)
-			explicit_bzero(g->slots[i].out, g->out_cap);
-		free(g->slots[i].raw);
-		free(g->slots[i].out);
+		if (wks[i].slot.raw)
+			explicit_bzero(wks[i].slot.raw, g->raw_cap);
+		if (wks[i].slot.out)
+			explicit_bzero(wks[i].slot.out, g->out_cap);
+		free(wks[i].slot.raw);
+		free(wks[i].slot.out);
 	}
-	free(g->slots);
-	free(tids);
+	free(wks);
 	return rc;
 }
 
