@@ -53,6 +53,9 @@ bad threads_above_4096 --threads 4097
 bad threads_not_number --threads two
 bad seconds_zero --seconds 0
 bad seconds_not_number --seconds fast
+bad rounds_zero --rounds 0
+bad rounds_above_20 --rounds 21
+bad rounds_not_number --rounds three
 bad unknown_option --fastest
 bad missing_value --sizes
 
@@ -124,6 +127,18 @@ else
 	fi
 	# progress goes to stderr only on a terminal: here stderr is a file
 	if grep -q 'ETA' "$tmp/err"; then fail no_progress_off_tty "progress line written to a non-terminal"; else pass no_progress_off_tty; fi
+fi
+
+# --rounds: the plan runs N times, but each cell is reported once (its best round)
+out=$("$S" bench --rounds 3 --seconds 0.02 --threads 1,2 --sizes 16 --sources bare,getrandom \
+	--csv "$tmp/r.csv" --json "$tmp/r.json" 2>"$tmp/err")
+rc=$?
+rows=$(awk -F, 'NR > 1 && $8 > 0 && $16 == "ok"' "$tmp/r.csv" 2>/dev/null | wc -l)
+if [ "$rc" -eq 0 ] && [ "$rows" -eq 4 ] && printf '%s\n' "$out" | grep -q 'run 3 times' &&
+	grep -q '"rounds": 3' "$tmp/r.json"; then
+	pass rounds_one_row_per_cell
+else
+	fail rounds_one_row_per_cell "exit $rc, $rows good CSV rows (want 4), $(head -c 200 "$tmp/err")"
 fi
 
 # --plot: charts with gnuplot, or the install hint and a CSV without it

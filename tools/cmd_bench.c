@@ -4,7 +4,7 @@
  * generators, side by side.  docs/bench.md explains the output.
  *
  *   surand bench [--backends LIST] [--sources LIST] [--sizes LIST]
- *                [--threads LIST] [--seconds S] [--quick]
+ *                [--threads LIST] [--seconds S] [--rounds N] [--quick]
  *                [--csv FILE] [--json FILE] [--plot FILE.png] [--list]
  *   surand bench chacha [...]     the ChaCha20 bodies alone
  *
@@ -13,6 +13,12 @@
  * (surand_set_backend in the child), and no source inherits another's
  * threads, caches of state or locks.  The parent only plans, collects the
  * children's result lines through a pipe, and prints.
+ *
+ * --rounds N runs the whole plan N times, source after source in each round,
+ * and keeps each cell's best round (the most calls per second): on a shared
+ * machine noise only ever slows a cell down, and interleaving the rounds
+ * spreads a slow spell over every source instead of one.  A cell that fails
+ * in any round fails.
  *
  * Exit status: 0; 1 when a source failed (its process died, a call returned
  * an error, a buffer was not written, its per-thread setup failed); a cell
@@ -52,10 +58,12 @@
 #define DEFAULT_SECONDS 0.5
 #define QUICK_SECONDS 0.15
 #define MAX_LIST 64
+#define MAX_ROUNDS 20
 
 static const char usage_text[] =
 	"usage: surand bench [--backends LIST] [--sources LIST] [--sizes LIST] [--threads LIST]\n"
-	"                    [--seconds S] [--quick] [--csv FILE] [--json FILE] [--plot FILE.png]\n"
+	"                    [--seconds S] [--rounds N] [--quick] [--csv FILE] [--json FILE]\n"
+	"                    [--plot FILE.png]\n"
 	"       surand bench --list        the backends and sources, and which are absent here\n"
 	"       surand bench chacha        the ChaCha20 bodies alone\n"
 	"LIST is comma-separated.  Sources: surand (the default backend), any backend name,\n"
@@ -63,7 +71,8 @@ static const char usage_text[] =
 	"Defaults: every backend and source; sizes 4,16,32,256,4096,65536 (suffix K/KiB/M/MiB\n"
 	"allowed, 1 B to 16 MiB); threads 1,2,4,nproc,4*nproc,64 (1..4096); 0.5 s per cell.\n"
 	"--quick: surand, bare, vdso, getrandom, urandom, legacy; sizes 4,16,4096,65536;\n"
-	"threads 1,2,64; 0.15 s per cell.  Explicit options override --quick.\n";
+	"threads 1,2,64; 0.15 s per cell.  Explicit options override --quick.\n"
+	"--rounds N (1..20, default 1): the whole plan N times, each cell's best round kept.\n";
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -223,6 +232,7 @@ struct plan {
 	unsigned threads[MAX_LIST];
 	unsigned nthreads;
 	double seconds, warmup;
+	unsigned rounds;         /* the plan runs this many times; each cell keeps its best */
 	char backends[MAX_LIST][48];
 	unsigned nbackends;      /* every backend of this build, the default first */
 	struct cellres *cells;   /* [run][size][threads] */
@@ -382,7 +392,7 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 		if (line[0] == 'A' && line[1] == ' ') {
 			r->absent = 1;
 			snprintf(r->why, sizeof(r->why), "%s", line + 2);
-			pg->total -= p->nsizes * p->nthreads;
+			pg->total -= p->nsizes * p->nthreads * p->rounds; /* known in the first round */
 		} else if (line[0] == 'D' && line[1] == ' ') {
 			snprintf(r->desc, sizeof(r->desc), "%s", line + 2);
 		} else if (sscanf(line, "S %u %u", &si, &ti) == 2 && si < p->nsizes &&
@@ -392,6 +402,7 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 			   si < p->nsizes && ti < p->nthreads) {
 			struct cellres *c = cell_at(p, ri, si, ti);
 			const char *msg = line + 2;
+			/* an error in any round stands, whatever the other rounds did */
 			for (int k = 0; k < 3 && msg; k++) {
 				msg = strchr(msg, ' ');
 				if (msg)
@@ -424,10 +435,15 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 			res.ns_per_call_thread =
 				(double)p->threads[ti] * res.seconds * 1e9 / (double)calls;
 			struct cellres *c = cell_at(p, ri, si, ti);
-			c->have = 1;
-			c->ok = check && errors == 0;
-			c->r = res;
+			int ok = check && errors == 0;
 			pg->done++;
+			if (c->have && !c->ok)
+				continue; /* failed in an earlier round: stays failed */
+			if (c->have && ok && c->r.calls_per_s >= res.calls_per_s)
+				continue; /* an earlier round was faster: keep it */
+			c->have = 1;
+			c->ok = ok;
+			c->r = res;
 		}
 	}
 	free(line);
@@ -441,14 +457,15 @@ static int run_all(struct plan *p)
 
 	for (unsigned ri = 0; ri < p->nruns; ri++)
 		if (!p->runs[ri].absent)
-			pg.total += p->nsizes * p->nthreads;
+			pg.total += p->nsizes * p->nthreads * p->rounds;
 
-	for (unsigned ri = 0; ri < p->nruns; ri++) {
+	for (unsigned step = 0; step < p->nruns * p->rounds; step++) {
+		unsigned ri = step % p->nruns; /* round step / nruns: sources interleaved */
 		struct run *r = &p->runs[ri];
 		int pfd[2], status = 0;
 		pid_t pid;
 
-		if (r->absent)
+		if (r->absent || r->failed)
 			continue;
 		if (pipe(pfd) != 0) {
 			r->failed = 1;
@@ -741,9 +758,14 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 	       p->ncpu, m->glibc, m->chacha);
 	printf("command: %s\n", p->command);
 	printf("%.3g s per cell after %.3g s of warm-up (not counted); every source in its own "
-	       "process;\nlatency: every Nth call timed (N per thread, so that timing costs < 1%%; "
+	       "process;\n",
+	       p->seconds, p->warmup);
+	if (p->rounds > 1)
+		printf("the whole plan run %u times, sources interleaved; each cell its best round;\n",
+		       p->rounds);
+	printf("latency: every Nth call timed (N per thread, so that timing costs < 1%%; "
 	       "a clock pair, %.0f ns, subtracted)\n\n",
-	       p->seconds, p->warmup, bench_timer_overhead_ns());
+	       bench_timer_overhead_ns());
 
 	printf("sources (* the default backend):\n");
 	for (unsigned i = 0; i < p->nruns; i++) {
@@ -941,8 +963,8 @@ static void json_write(FILE *f, struct plan *p, const struct machine *m, const s
 	json_str(f, m->chacha);
 	fprintf(f, "},\n  \"command\": ");
 	json_str(f, p->command);
-	fprintf(f, ",\n  \"seconds\": %g, \"warmup_seconds\": %g,\n  \"sources\": [", p->seconds,
-		p->warmup);
+	fprintf(f, ",\n  \"seconds\": %g, \"warmup_seconds\": %g, \"rounds\": %u,\n  \"sources\": [",
+		p->seconds, p->warmup, p->rounds);
 	for (unsigned ri = 0; ri < p->nruns; ri++) {
 		const struct run *r = &p->runs[ri];
 		fprintf(f, "%s\n    {\"name\": ", ri ? "," : "");
@@ -1241,7 +1263,7 @@ int surand_cmd_bench(int argc, char **argv)
 	static struct plan plan;
 	struct plan *p = &plan;
 	const char *o_backends = NULL, *o_sources = NULL, *o_sizes = NULL, *o_threads = NULL;
-	const char *o_seconds = NULL, *o_csv = NULL, *o_json = NULL, *o_plot = NULL;
+	const char *o_seconds = NULL, *o_rounds = NULL, *o_csv = NULL, *o_json = NULL, *o_plot = NULL;
 	int quick = 0, list = 0;
 	char items[MAX_LIST][48];
 	unsigned n;
@@ -1275,6 +1297,8 @@ int surand_cmd_bench(int argc, char **argv)
 			o_threads = v;
 		} else if (opt_value(argc, argv, &i, "--seconds", &v)) {
 			o_seconds = v;
+		} else if (opt_value(argc, argv, &i, "--rounds", &v)) {
+			o_rounds = v;
 		} else if (opt_value(argc, argv, &i, "--csv", &v)) {
 			o_csv = v;
 		} else if (opt_value(argc, argv, &i, "--json", &v)) {
@@ -1432,6 +1456,19 @@ int surand_cmd_bench(int argc, char **argv)
 			return SURAND_EX_USAGE;
 		}
 		p->seconds = s;
+	}
+	p->rounds = 1;
+	if (o_rounds) {
+		char *end;
+		unsigned long r;
+		errno = 0;
+		r = strtoul(o_rounds, &end, 10);
+		if (!isdigit((unsigned char)o_rounds[0]) || *end || errno || r < 1 || r > MAX_ROUNDS) {
+			usage_error("--rounds '%s' must be a whole number from 1 to %d", o_rounds,
+				    MAX_ROUNDS);
+			return SURAND_EX_USAGE;
+		}
+		p->rounds = (unsigned)r;
 	}
 	p->warmup = p->seconds / 4;
 	if (p->warmup < 0.01)
