@@ -49,7 +49,7 @@ struct gen {
 	uint64_t nchunks;         /* UINT64_MAX with no end */
 	size_t raw_cap, out_cap;  /* per worker buffer */
 	int fd;
-	struct surand_progress *prog;
+	struct surand_progress prog;
 	pthread_mutex_t lock;
 	pthread_cond_t cv_turn;   /* next_write moved on, or stop was set */
 	uint64_t next_chunk;      /* the next chunk a worker takes */
@@ -81,6 +81,8 @@ static void fill_chunk(struct gen *g, struct gen_slot *s, uint64_t c)
 		units = g->total_units - c * g->chunk_units;
 		final = 1;
 	}
+	if (g->fmt != SURAND_FMT_RAW && !s->out)
+		abort(); /* cannot happen: gen_run gives every encoded format its buffer */
 	raw = (size_t)(units * unit_raw_bytes(g->fmt));
 	surand_bytes(s->raw, raw);
 	s->units = units;
@@ -160,7 +162,7 @@ static void *worker(void *arg)
 			g->stop = 1;
 		} else {
 			g->done_raw += s->units * per_unit;
-			surand_progress_update(g->prog, g->done_raw);
+			surand_progress_update(&g->prog, g->done_raw);
 			g->next_write = c + 1;
 		}
 		pthread_cond_broadcast(&g->cv_turn);
@@ -174,7 +176,6 @@ static int gen_run(struct gen *g, unsigned nthreads, int fd, const char *name,
 		   enum surand_progress_mode pmode)
 {
 	struct gen_worker *wks = calloc(nthreads, sizeof(*wks));
-	struct surand_progress prog;
 	uint64_t per_unit = unit_raw_bytes(g->fmt), total_raw;
 	unsigned i, started = 0;
 	int rc = SURAND_EX_OK;
@@ -186,21 +187,21 @@ static int gen_run(struct gen *g, unsigned nthreads, int fd, const char *name,
 	for (i = 0; i < nthreads; i++) {
 		wks[i].g = g;
 		wks[i].slot.raw = malloc(g->raw_cap);
-		wks[i].slot.out = g->out_cap ? malloc(g->out_cap) : NULL;
-		if (!wks[i].slot.raw || (g->out_cap && !wks[i].slot.out)) {
+		/* every encoded format has an output buffer; raw output is its input */
+		wks[i].slot.out = g->fmt != SURAND_FMT_RAW ? malloc(g->out_cap) : NULL;
+		if (!wks[i].slot.raw || (g->fmt != SURAND_FMT_RAW && !wks[i].slot.out)) {
 			fprintf(stderr, "surand: out of memory (%u chunk buffers)\n", nthreads);
 			rc = SURAND_EX_FAIL;
 			goto out;
 		}
 	}
 	g->fd = fd;
-	g->prog = &prog;
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_cond_init(&g->cv_turn, NULL);
 	total_raw = g->total_units == SURAND_SIZE_INF ? SURAND_PROGRESS_UNKNOWN
 		    : g->total_units > UINT64_MAX / per_unit ? SURAND_PROGRESS_UNKNOWN - 1
 							     : g->total_units * per_unit;
-	surand_progress_start(&prog, pmode, "", total_raw);
+	surand_progress_start(&g->prog, pmode, "", total_raw);
 	/* worker 0 is the main thread itself; the others are started */
 	for (i = 1; i < nthreads; i++) {
 		if (pthread_create(&wks[i].tid, NULL, worker, &wks[i]) != 0)
@@ -210,7 +211,7 @@ static int gen_run(struct gen *g, unsigned nthreads, int fd, const char *name,
 	worker(&wks[0]);
 	for (i = 0; i < started; i++)
 		pthread_join(wks[1 + i].tid, NULL);
-	surand_progress_end(&prog, g->done_raw);
+	surand_progress_end(&g->prog, g->done_raw);
 	pthread_mutex_destroy(&g->lock);
 	pthread_cond_destroy(&g->cv_turn);
 	if (g->err == EPIPE) {
