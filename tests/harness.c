@@ -245,3 +245,11 @@ void t_randbytes(uint64_t *s, void *buf, size_t len)
 		v >>= 8;
 	}
 }
+
+double t_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -44,6 +44,8 @@ int t_exec_child(const char *name, int timeout_s);
 int t_child_main(int argc, char **argv, const struct t_child_case *cases);
 /* Environment: SURAND_REQUIRE_ALL=1 (skips count as failures), SURAND_TEST_QUICK=1. */
 int t_quick(void);
+/* CLOCK_MONOTONIC in seconds, for the time bounds of the tests' loops. */
+double t_now_s(void);
 
 #define T_RUN(fn) t_run_case(#fn, fn)
 

@@ -92,14 +92,6 @@ static int drain_credit(void)
 	return surand_pool_extract(x, sizeof(x));
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Runs fn in a child with stderr sent to a pipe; returns what it wrote. */
 static int capture_stderr(void (*fn)(void), char *out, size_t cap)
 {
@@ -798,8 +790,8 @@ static void fastpool_signal_handler_events_body(void)
 	s0 = stats();
 	fp_sig_events = 0;
 	T_ASSERT(alarm_start(on_alarm_event, 100, &old) == 0);
-	end = now_s() + (t_quick() ? 0.15 : 0.3);
-	while (now_s() < end) {
+	end = t_now_s() + (t_quick() ? 0.15 : 0.3);
+	while (t_now_s() < end) {
 		int k;
 
 		for (k = 0; k < 64; k++)
@@ -1101,10 +1093,10 @@ static void jitter_source_real(void)
 	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
 	surand_test_entropy_health_reset(SURAND_ES_JITTER);
 	e0 = src_stats(SURAND_ES_JITTER);
-	t0 = now_s();
+	t0 = t_now_s();
 	surand_entropy_collect();
 	/* bounded: one round is 64 deltas or 200 us (plus a preemption) */
-	T_ASSERT_MSG(now_s() - t0 < 0.5, "one jitter round took %.3f s", now_s() - t0);
+	T_ASSERT_MSG(t_now_s() - t0 < 0.5, "one jitter round took %.3f s", t_now_s() - t0);
 	for (i = 0; i < 30; i++)
 		surand_entropy_collect();
 	e1 = src_stats(SURAND_ES_JITTER);
@@ -1152,10 +1144,10 @@ static void cpu_rng_absent_failing_stuck(void)
 	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_FAILING);
 	e0 = src_stats(SURAND_ES_CPU);
 	if (e0.available) {
-		t0 = now_s();
+		t0 = t_now_s();
 		for (i = 0; i < 3; i++)
 			surand_entropy_collect();
-		dt = now_s() - t0;
+		dt = t_now_s() - t0;
 		T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
 		surand_bytes(out, sizeof(out));
 		e1 = src_stats(SURAND_ES_CPU);
@@ -1360,8 +1352,8 @@ static void signal_handlers_never_deadlock(void)
 	s0 = stats();
 	sig_events = 0;
 	T_ASSERT(alarm_start(on_alarm, 200, &old) == 0);
-	end = now_s() + (t_quick() ? 0.2 : 0.5);
-	while (now_s() < end) {
+	end = t_now_s() + (t_quick() ? 0.2 : 0.5);
+	while (t_now_s() < end) {
 		surand_add_event(main_events++);
 		(void)surand_add_entropy(x, sizeof(x), 0);
 		(void)surand_pool_extract(x, sizeof(x));

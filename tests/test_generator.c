@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -567,14 +566,6 @@ static void on_alarm(int sig)
 enum { SIG_MAIN_N = 200000 };
 static uint8_t sig_all[SIG_MAIN_N + SIG_RING][16];
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void signal_reentrancy(void)
 {
 	struct itimerval it = {{0, 50}, {0, 50}};
@@ -591,11 +582,11 @@ static void signal_reentrancy(void)
 	nested = stats_now().fallback_signal;
 	/* Bounded by time, not by calls: valgrind delivers signals far more slowly
 	 * per call than a native run, so the same call count gets fewer of them. */
-	t_end = mono_s() + 120.0;
+	t_end = t_now_s() + 120.0;
 	setitimer(ITIMER_REAL, &it, NULL);
 	for (i = 0; i < SIG_MAIN_N || sig_n < 2000; i++) {
 		surand_bytes(sig_all[i % SIG_MAIN_N], 16);
-		if ((i & 4095) == 0 && mono_s() > t_end)
+		if ((i & 4095) == 0 && t_now_s() > t_end)
 			break;
 	}
 	memset(&it, 0, sizeof(it));
