@@ -278,20 +278,51 @@ SURAND_API int surand_getentropy(void *buf, size_t len)
 
 /* ==== 4. integers and doubles ================================================ */
 
-SURAND_API uint32_t surand_u32(void)
+/*
+ * n (4 or 8) random bytes as an integer, in the byte order a buffer draw
+ * would give.  The backend's optional word() serves the common case in
+ * registers, under the same in-use flag as fill(); anything it declines goes
+ * through fill() on a local, which never fails (see surand_bytes).
+ */
+/* What word() declined: a draw through fill() on a local, which never fails. */
+static __attribute__((noinline)) uint64_t word_slow(unsigned n)
 {
-	uint32_t v;
+	uint64_t v;
+	uint32_t x;
 
+	if (n == 4) {
+		bytes_impl(&x, sizeof(x));
+		return x;
+	}
 	bytes_impl(&v, sizeof(v));
 	return v;
 }
 
+static inline __attribute__((always_inline)) uint64_t word_impl(unsigned n)
+{
+	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+	struct surand_word w;
+
+	if (SURAND_LIKELY(tls_state == TS_IDLE && be != NULL && be->word != NULL)) {
+		tls_state = TS_BUSY;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		w = be->word(n);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		tls_state = TS_IDLE;
+		if (SURAND_LIKELY(w.ok))
+			return w.v;
+	}
+	return word_slow(n);
+}
+
+SURAND_API uint32_t surand_u32(void)
+{
+	return (uint32_t)word_impl(4);
+}
+
 SURAND_API uint64_t surand_u64(void)
 {
-	uint64_t v;
-
-	bytes_impl(&v, sizeof(v));
-	return v;
+	return word_impl(8);
 }
 
 /*

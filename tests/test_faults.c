@@ -717,7 +717,16 @@ static void *drop_drawer(void *arg)
 
 	while (!__atomic_load_n(&drop_stop, __ATOMIC_RELAXED)) {
 		if (drop_nv[t] < DROP_VALS) {
-			surand_bytes(drop_vals[t * DROP_VALS + drop_nv[t]], 16);
+			uint8_t *rec = drop_vals[t * DROP_VALS + drop_nv[t]];
+
+			if (drop_nv[t] & 1) { /* the word() path of surand_u64 */
+				uint64_t a = surand_u64(), b = surand_u64();
+
+				memcpy(rec, &a, 8);
+				memcpy(rec + 8, &b, 8);
+			} else {
+				surand_bytes(rec, 16);
+			}
 			drop_nv[t]++;
 		} else {
 			surand_bytes(scratch, sizeof(scratch));

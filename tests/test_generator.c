@@ -32,12 +32,17 @@ static int cmp32(const void *a, const void *b)
 	return memcmp(a, b, 32);
 }
 
-/* Index of the first of two equal adjacent 16-byte records after sorting, or -1. */
+static int cmp8(const void *a, const void *b)
+{
+	return memcmp(a, b, 8);
+}
+
+/* Index of the first of two equal records (8, 16 or 32 bytes) after sorting, or -1. */
 static long find_dup(void *recs, size_t n, size_t size)
 {
 	size_t i;
 
-	qsort(recs, n, size, size == 16 ? cmp16 : cmp32);
+	qsort(recs, n, size, size == 8 ? cmp8 : size == 16 ? cmp16 : cmp32);
 	for (i = 1; i < n; i++)
 		if (memcmp((char *)recs + (i - 1) * size, (char *)recs + i * size, size) == 0)
 			return (long)i;
@@ -195,6 +200,29 @@ static void kat_child(void)
 		m_bytes(&m, want, seq[i]);
 		T_ASSERT_MSG(memcmp(got, want, seq[i]) == 0, "request %zu (%zu bytes) differs", i,
 			     seq[i]);
+	}
+	/* surand_u32/u64 (served in registers by the backend's word()) and the
+	 * inline sizes up to 32 bytes continue the same stream, across refills. */
+	for (i = 0; i < 3000; i++) {
+		static const size_t sizes[] = {4, 8, 16, 32, 20, 5, 12, 31};
+		size_t len = sizes[i % 8];
+		uint32_t x;
+		uint64_t y;
+
+		if (i % 3 == 0) {
+			x = surand_u32();
+			memcpy(got, &x, 4);
+			len = 4;
+		} else if (i % 3 == 1) {
+			y = surand_u64();
+			memcpy(got, &y, 8);
+			len = 8;
+		} else {
+			surand_bytes(got, len);
+		}
+		m_bytes(&m, want, len);
+		T_ASSERT_MSG(memcmp(got, want, len) == 0, "draw %zu (%zu bytes, %s) differs", i, len,
+			     i % 3 == 0 ? "u32" : i % 3 == 1 ? "u64" : "bytes");
 	}
 }
 
@@ -552,11 +580,27 @@ static void reseeds_while_threads_draw(void)
 static uint8_t sig_vals[SIG_RING][16];
 static volatile sig_atomic_t sig_n;
 
+/* A 16-byte record: from surand_bytes, or (odd i) from two surand_u64 calls,
+ * the backend's word() path. */
+static void sig_draw(uint8_t rec[16], size_t i)
+{
+	uint64_t a, b;
+
+	if (i & 1) {
+		a = surand_u64();
+		b = surand_u64();
+		memcpy(rec, &a, 8);
+		memcpy(rec + 8, &b, 8);
+	} else {
+		surand_bytes(rec, 16);
+	}
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
 	if (sig_n < SIG_RING) {
-		surand_bytes(sig_vals[sig_n], 16);
+		sig_draw(sig_vals[sig_n], (size_t)sig_n);
 		sig_n++;
 	}
 }
@@ -585,7 +629,7 @@ static void signal_reentrancy(void)
 	t_end = t_now_s() + 120.0;
 	setitimer(ITIMER_REAL, &it, NULL);
 	for (i = 0; i < SIG_MAIN_N || sig_n < 2000; i++) {
-		surand_bytes(sig_all[i % SIG_MAIN_N], 16);
+		sig_draw(sig_all[i % SIG_MAIN_N], i);
 		if ((i & 4095) == 0 && t_now_s() > t_end)
 			break;
 	}
@@ -595,7 +639,9 @@ static void signal_reentrancy(void)
 	n = sig_n;
 	T_ASSERT_MSG(n >= 2000, "only %zu signals arrived in 120 s", n);
 	memcpy(sig_all + SIG_MAIN_N, sig_vals, n * 16);
-	T_ASSERT_MSG(find_dup(sig_all, SIG_MAIN_N + n, 16) < 0,
+	/* 8-byte granularity: a u64 the handler shared with the interrupted call
+	 * shows even when the rest of the records differ. */
+	T_ASSERT_MSG(find_dup(sig_all, 2 * (SIG_MAIN_N + n), 8) < 0,
 		     "a handler and the main loop returned the same bytes");
 	T_ASSERT_MSG(stats_now().fallback_signal > nested,
 		     "no handler call was nested in a surand call (nothing tested)");

@@ -34,6 +34,16 @@ enum surand_backend_props {
 	SURAND_BP_SHARED_WRITES      = 1u << 6, /* writes memory other threads use on each call */
 };
 
+/*
+ * A 4- or 8-byte draw returned in registers (rax:rdx in the x86-64 ABI), so
+ * that surand_u32/u64 need no round trip through a buffer.  ok == 0: not
+ * served and nothing consumed (v is 0); the front end then calls fill().
+ */
+struct surand_word {
+	uint64_t v;
+	uint64_t ok;
+};
+
 struct surand_backend {
 	const char *name;
 	const char *summary;  /* one line for --help and the bench */
@@ -42,6 +52,9 @@ struct surand_backend {
 	int (*init)(void);
 	/* Fills buf[0..len) entirely; 0 or -errno (only when no seed can be had). */
 	int (*fill)(void *buf, size_t len);
+	/* Optional fast case of surand_u32/u64: n is 4 or 8; may decline (ok 0)
+	 * whenever its fast path does not apply.  NULL: fill() on a buffer. */
+	struct surand_word (*word)(unsigned n);
 	/* surand_reseed(); 0 or -errno.  NULL: the base key is reseeded (gen/base.c). */
 	int (*reseed)(void);
 	/* Calling thread exits: wipe and release per-thread state.  NULL: none. */
