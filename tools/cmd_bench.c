@@ -1153,12 +1153,12 @@ static int plot_write(struct plan *p, const char *png, const char *gnuplot)
 	/* NOLINTNEXTLINE(clang-analyzer-core.DivideZero): the options parser refuses an empty size list */
 	unsigned rows = (p->nsizes + cols - 1) / cols;
 	fprintf(fg, "set terminal pngcairo size %u,%u noenhanced font ',9'\nset output ",
-		500 * cols, 380 * rows + 40);
+		640 * cols, 380 * rows + 40);
 	gp_quote(fg, png);
 	fprintf(fg, "\nset multiplot layout %u,%u title 'surand bench: aggregate MB/s vs threads "
 		    "(log scales)'\n", rows, cols);
 	fprintf(fg, "set logscale x 2\nset logscale y 10\nset xlabel 'threads'\nset ylabel "
-		    "'MB/s'\nset key left top font ',7'\nset grid\n");
+		    "'MB/s'\nset key outside right top font ',7'\nset grid\n");
 	for (unsigned si = 0; si < p->nsizes; si++) {
 		char sz[32];
 		int first = 1;
