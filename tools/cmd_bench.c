@@ -55,6 +55,13 @@
 #define BENCH_MAX_BUFFER_BYTES (1ull << 30)
 /* cells below this share of the CPU time they asked for are flagged as starved */
 #define BUSY_CPU_SHARE 0.80
+/*
+ * cells with fewer calls than this per thread are flagged "few calls": a
+ * thread's count can be one call off at each edge of the window (a call begun
+ * in the warm-up is not counted, the call still running when the window closes
+ * is), so below 4 calls per thread the edges are 25% or more of the count
+ */
+#define FEW_CALLS_PER_THREAD 4
 #define DEFAULT_SECONDS 0.5
 #define QUICK_SECONDS 0.15
 #define MAX_LIST 64
@@ -170,6 +177,12 @@ static unsigned cpu_count(void)
 static double now_s(void)
 {
 	return (double)bench_now_ns() / 1e9;
+}
+
+/* A measured cell whose rate the window's edges dominate (FEW_CALLS_PER_THREAD). */
+static int few_calls(const struct bench_result *x, unsigned threads)
+{
+	return !x->error[0] && x->calls < (uint64_t)FEW_CALLS_PER_THREAD * threads;
 }
 
 static void fmt_rate(char *b, size_t n, double v)
@@ -786,7 +799,7 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 	printf("\n%-*s %9s %7s %10s %10s %11s %9s %9s %9s %5s  %s\n", w, "source", "size",
 	       "threads", "calls/s", "MB/s", "ns/call/thr", "p50 ns", "p99 ns", "p99.9 ns", "cpu%",
 	       "check");
-	unsigned starved = 0, measured = 0;
+	unsigned starved = 0, measured = 0, few = 0;
 	for (unsigned ri = 0; ri < p->nruns; ri++) {
 		const struct run *r = &p->runs[ri];
 		char name[64];
@@ -817,6 +830,11 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 					snprintf(chk, sizeof(chk), "BAD: buffer not written");
 				else
 					snprintf(chk, sizeof(chk), "ok");
+				if (few_calls(&c->r, p->threads[ti])) {
+					size_t l = strlen(chk);
+					snprintf(chk + l, sizeof(chk) - l, ", few calls");
+					few++;
+				}
 				printf("%-*s %9s %7u %10s %10s %11s %9s %9s %9s %5.0f  %s\n", w, name,
 				       sz, p->threads[ti], cps, mbs, ns, a, b, d,
 				       c->r.cpu_share * 100, chk);
@@ -832,6 +850,11 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 		printf("note: %u of %u cells got under %.0f%% of the CPU time they asked for (cpu%%): "
 		       "other work on this machine; their rates understate the sources\n",
 		       starved, measured, BUSY_CPU_SHARE * 100);
+	if (few)
+		printf("note: %u of %u cells made fewer calls than %u x threads (\"few calls\" in check): "
+		       "each thread's count can be one call off at each edge of the window, so the "
+		       "edges dominate their rates; a longer --seconds measures them\n",
+		       few, measured, FEW_CALLS_PER_THREAD);
 
 	printf("\nbars (issue 3), surand default = %s, ratios from this run:\n", p->backends[0]);
 	for (int i = 0; i < NBARS; i++) {
@@ -898,11 +921,11 @@ static void csv_write(FILE *f, struct plan *p)
 {
 	fprintf(f, "source,kind,size,threads,seconds,calls,bytes,calls_per_s,mb_per_s,"
 		   "ns_per_call_thread,p50_ns,p99_ns,p999_ns,samples,sample_every,check,error,"
-		   "cpu_share\n");
+		   "cpu_share,few_calls\n");
 	for (unsigned ri = 0; ri < p->nruns; ri++) {
 		const struct run *r = &p->runs[ri];
 		if (r->absent) {
-			fprintf(f, "%s,absent,,,,,,,,,,,,,,,\"%s\",\n", r->name, r->why);
+			fprintf(f, "%s,absent,,,,,,,,,,,,,,,\"%s\",,\n", r->name, r->why);
 			continue;
 		}
 		for (unsigned si = 0; si < p->nsizes; si++)
@@ -910,20 +933,20 @@ static void csv_write(FILE *f, struct plan *p)
 				const struct cellres *c = cell_at(p, ri, si, ti);
 				const struct bench_result *x = &c->r;
 				if (x->error[0]) {
-					fprintf(f, "%s,%s,%zu,%u,,,,,,,,,,,,,\"%s\",\n", r->name,
+					fprintf(f, "%s,%s,%zu,%u,,,,,,,,,,,,,\"%s\",,\n", r->name,
 						kind_name(r), p->sizes[si], p->threads[ti], x->error);
 					continue;
 				}
 				fprintf(f,
 					"%s,%s,%zu,%u,%.6f,%llu,%llu,%.1f,%.3f,%.3f,%.0f,%.0f,%.0f,%llu,"
-					"%u,%s,,%.3f\n",
+					"%u,%s,,%.3f,%d\n",
 					r->name, kind_name(r), p->sizes[si], p->threads[ti], x->seconds,
 					(unsigned long long)x->calls, (unsigned long long)x->bytes,
 					x->calls_per_s, x->mb_per_s, x->ns_per_call_thread, x->p50_ns,
 					x->p99_ns, x->p999_ns, (unsigned long long)x->samples,
 					x->sample_every,
 					x->errors ? "failed" : x->check_ok ? "ok" : "unwritten",
-					x->cpu_share);
+					x->cpu_share, few_calls(x, p->threads[ti]));
 			}
 	}
 }
@@ -1010,9 +1033,12 @@ static void json_write(FILE *f, struct plan *p, const struct machine *m, const s
 				json_num(f, x->p999_ns);
 				fprintf(f, ", \"cpu_share\": ");
 				json_num(f, x->cpu_share);
-				fprintf(f, ", \"samples\": %llu, \"sample_every\": %u, \"check\": \"%s\"}",
+				fprintf(f,
+					", \"samples\": %llu, \"sample_every\": %u, \"check\": \"%s\", "
+					"\"few_calls\": %s}",
 					(unsigned long long)x->samples, x->sample_every,
-					x->errors ? "failed" : x->check_ok ? "ok" : "unwritten");
+					x->errors ? "failed" : x->check_ok ? "ok" : "unwritten",
+					few_calls(x, p->threads[ti]) ? "true" : "false");
 			}
 	}
 	fprintf(f, "\n  ],\n  \"bars\": [");
