@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tests/bench.sh - `surand bench` at the tool level (issue 6): every bad input
 # exits 64 with one line and does no work; a tiny run prints the table, the
-# bars and the scales; output files; the bench build's counters and marker.
+# bars and the scales; output files; the --quick plan; the default thread list;
+# optional sources as rows or absent with why; the "few calls" flag; the
+# progress line on a terminal; the bench build's counters and marker.
 # Prints PASS/FAIL/SKIP lines for scripts/run-tests.sh.  Under ~10 s.
 set -u
 BUILD=${BUILD:-build}
@@ -125,6 +127,14 @@ else
 	else
 		skip tiny_run_json "no python3 to parse the JSON (apt-get install python3)"
 	fi
+	# thousands of calls per cell: no "few calls" flag, no legend, CSV and JSON say 0 / false
+	if ! printf '%s\n' "$out" | grep -q 'few calls' &&
+		[ "$(awk -F, 'NR > 1 && $19 == "0"' "$tmp/b.csv" | wc -l)" -eq 2 ] &&
+		! grep -q '"few_calls": true' "$tmp/b.json" && grep -q '"few_calls": false' "$tmp/b.json"; then
+		pass tiny_run_not_few_calls
+	else
+		fail tiny_run_not_few_calls "a fast cell flagged, or no few_calls column in the CSV/JSON"
+	fi
 	# progress goes to stderr only on a terminal: here stderr is a file
 	if grep -q 'ETA' "$tmp/err"; then fail no_progress_off_tty "progress line written to a non-terminal"; else pass no_progress_off_tty; fi
 fi
@@ -168,6 +178,148 @@ if out=$(PATH=/nonexistent "$(cd "$(dirname "$S")" && pwd)/$(basename "$S")" ben
 	fi
 else
 	fail plot_hint_without_gnuplot "exit status $?"
+fi
+
+# the table's rows as "source size threads" (size as printed, e.g. "16 B"),
+# measured and unmeasured cells alike; reads the run's stdout on stdin
+table_cells() {
+	awk '/^source .*calls\/s/ { t = 1; next } t && (/^$/ || /^note: /) { exit }
+		t && NF >= 4 && $4 ~ /^[0-9]+$/ { print $1, $2, $3, $4 }'
+}
+
+# ---- --quick: the fixed plan of the issue ----
+backends=$("$S" bench --list | sed -n 's/^backends (default first): //p')
+def=${backends%%,*}
+out=$("$S" bench --quick --seconds 0.01 2>"$tmp/err")
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	fail quick_plan "exit $rc: $(head -c 300 "$tmp/err")"
+else
+	cells=$(printf '%s\n' "$out" | table_cells)
+	got_src=$(printf '%s\n' "$cells" | awk '{ print $1 }' | sort -u | tr '\n' ' ')
+	want_src="$def* bare getrandom urandom legacy"
+	case ",$backends," in *,legacy-spin,*) want_src="$want_src legacy-spin" ;; esac
+	# the vDSO is a run-time peer (Linux 6.11+): a row, or listed absent with why
+	if printf '%s\n' "$out" | sed -n '/^absent:/,/^$/p' | grep -Eq '^  vdso +[^ ]'; then :; else want_src="$want_src vdso"; fi
+	want_src=$(printf '%s\n' $want_src | sort -u | tr '\n' ' ')
+	got_sz=$(printf '%s\n' "$cells" | awk '{ print $2 $3 }' | sort -u | tr '\n' ' ')
+	got_thr=$(printf '%s\n' "$cells" | awk '{ print $4 }' | sort -nu | tr '\n' ' ')
+	nsrc=$(printf '%s\n' $want_src | wc -l)
+	ncells=$(printf '%s\n' "$cells" | grep -c .)
+	if [ "$got_src" != "$want_src" ]; then
+		fail quick_plan_sources "sources '$got_src', want '$want_src'"
+	else
+		pass quick_plan_sources
+	fi
+	if [ "$got_sz" = "16B 4B 4KiB 64KiB " ] && [ "$got_thr" = "1 2 64 " ] &&
+		[ "$ncells" -eq $((nsrc * 4 * 3)) ]; then
+		pass quick_plan_sizes_threads
+	else
+		fail quick_plan_sizes_threads "sizes '$got_sz' (want 4 B, 16 B, 4 KiB, 64 KiB), threads '$got_thr' (want 1 2 64), $ncells cells (want $((nsrc * 12)))"
+	fi
+	if printf '%s\n' "$out" | grep -q '^bars (issue 3)'; then pass quick_plan_bars; else fail quick_plan_bars "no bars after --quick"; fi
+fi
+
+# ---- the default thread list: 1, 2, 4, nproc, 4*nproc, 64, duplicates removed ----
+n=$(nproc)
+want_thr=$(printf '%s\n' 1 2 4 "$n" $((4 * n)) 64 | awk '$1 <= 4096' | sort -nu | tr '\n' ' ')
+out=$("$S" bench --sources bare --sizes 16 --seconds 0.01 2>"$tmp/err")
+rc=$?
+got_thr=$(printf '%s\n' "$out" | table_cells | awk '$1 == "bare" { print $4 }' | tr '\n' ' ')
+if [ "$rc" -eq 0 ] && [ "$got_thr" = "$want_thr" ]; then
+	pass default_threads
+else
+	fail default_threads "exit $rc, threads '$got_thr', want '$want_thr' (nproc $n)"
+fi
+
+# ---- optional sources: a row each, or listed absent with why ----
+# The build has OpenSSL / libsodium when pkg-config finds them (the Makefile's
+# HAVE_OPENSSL / HAVE_SODIUM test); the vDSO and arc4random depend on the
+# kernel and glibc at run time.
+have_pc() { command -v pkg-config >/dev/null && pkg-config --exists "$1" 2>/dev/null; }
+out=$("$S" bench --sources vdso,arc4random,openssl-rand,openssl-chacha,sodium --sizes 16 --threads 1 \
+	--seconds 0.01 2>"$tmp/err")
+rc=$?
+absent=$(printf '%s\n' "$out" | sed -n '/^absent:/,/^$/p')
+rows=$(printf '%s\n' "$out" | table_cells | awk '{ print $1 }')
+is_row() { printf '%s\n' "$rows" | grep -qx "$1"; }
+is_absent() { printf '%s\n' "$absent" | grep -Eq "^  $1 +[^ ].*$2"; }
+if [ "$rc" -ne 0 ]; then
+	fail optional_sources "exit $rc: $(head -c 300 "$tmp/err")"
+else
+	for src in openssl-rand openssl-chacha sodium; do
+		case $src in openssl-*) pc=libcrypto ;; *) pc=libsodium ;; esac
+		if have_pc "$pc"; then
+			if is_row "$src" && ! is_absent "$src" ''; then pass "optional_${src}_row"
+			else fail "optional_${src}_row" "the build has $pc but $src is not a table row"; fi
+		else
+			if is_absent "$src" 'apt-get install' && ! is_row "$src"; then pass "optional_${src}_absent_why"
+			else fail "optional_${src}_absent_why" "built without $pc but $src not listed absent with the apt-get line"; fi
+		fi
+	done
+	for src in vdso arc4random; do
+		if is_row "$src" || is_absent "$src" ''; then pass "optional_${src}_row_or_why"
+		else fail "optional_${src}_row_or_why" "$src is neither a row nor listed absent with why"; fi
+	done
+fi
+
+# ---- "few calls": cells with fewer calls than 4 x threads are flagged ----
+# legacy serialises every call on one lock, so 64 KiB calls at 8 and 64 threads
+# in a 0.01 s window make about one call per thread (or none: "no call
+# completed"); bare 16 B on 1 thread makes thousands.  The flag in the table,
+# the CSV's few_calls and the JSON's must agree with calls < 4 x threads.
+out=$("$S" bench --sources legacy,bare --sizes 16,4096,65536 --threads 1,8,64 --seconds 0.01 \
+	--csv "$tmp/f.csv" --json "$tmp/f.json" 2>"$tmp/err")
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	fail few_calls "exit $rc: $(head -c 300 "$tmp/err")"
+else
+	ntab=$(printf '%s\n' "$out" | sed -n '/^source .*calls\/s/,/^$/p' | grep -c ' few calls$')
+	ncsv=$(awk -F, 'NR > 1 && $19 == "1"' "$tmp/f.csv" | wc -l)
+	wrong=$(awk -F, 'NR > 1 && $5 != "" && ($19 != ($6 < 4 * $4 ? "1" : "0")) { print $1, $3, $4, $6, $19 }' "$tmp/f.csv")
+	if [ "$ntab" -ge 1 ] && [ "$ntab" -eq "$ncsv" ] && [ -z "$wrong" ]; then
+		pass few_calls_flagged
+	else
+		fail few_calls_flagged "$ntab flagged rows in the table, $ncsv in the CSV; rows where few_calls != (calls < 4 x threads): ${wrong:-none}"
+	fi
+	if printf '%s\n' "$out" | grep -q '^note: .* fewer calls than 4 x threads ("few calls" in check)'; then
+		pass few_calls_legend
+	else
+		fail few_calls_legend "no legend line for the flag"
+	fi
+	if printf '%s\n' "$out" | grep -Eq '^bare +16 B +1 .* ok$'; then
+		pass few_calls_not_on_fast_cell
+	else
+		fail few_calls_not_on_fast_cell "bare 16 B at 1 thread flagged or missing"
+	fi
+	if command -v python3 >/dev/null; then
+		if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = [r for r in d["results"] if "calls" in r]
+assert all(r["few_calls"] == (r["calls"] < 4 * r["threads"]) for r in m), "few_calls disagrees with calls"
+assert sum(r["few_calls"] for r in m) == int(sys.argv[2]), "JSON and CSV flag different cells"
+' "$tmp/f.json" "$ncsv" 2>"$tmp/perr"; then
+			pass few_calls_json
+		else
+			fail few_calls_json "$(tail -n 1 "$tmp/perr")"
+		fi
+	else
+		skip few_calls_json "no python3 to parse the JSON (apt-get install python3)"
+	fi
+fi
+
+# ---- the progress line, on a terminal (script(1) gives stderr a pty) ----
+if command -v script >/dev/null; then
+	script -qc "$(printf '%q' "$S") bench --sources bare --sizes 16 --threads 1,2 --seconds 0.01 >/dev/null" \
+		/dev/null >"$tmp/tty" 2>&1 </dev/null
+	if tr '\r' '\n' <"$tmp/tty" | grep -Eq '\[[0-9]+/2\] bare, 16 B, [12] threads?, ETA [0-9]+m[0-9]{2}s'; then
+		pass progress_on_tty
+	else
+		fail progress_on_tty "no progress line with source, size, threads and ETA on a terminal: $(tr '\r\033' '  ' <"$tmp/tty" | head -c 200)"
+	fi
+else
+	skip progress_on_tty "no script(1) to give stderr a terminal (apt-get install bsdutils)"
 fi
 
 # ---- the bench build: counters and marker ----
