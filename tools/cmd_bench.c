@@ -61,7 +61,7 @@
  * in the warm-up is not counted, the call still running when the window closes
  * is), so below 4 calls per thread the edges are 25% or more of the count
  */
-#define FEW_CALLS_PER_THREAD 4
+#define FEW_CALLS_PER_THREAD 4u
 #define DEFAULT_SECONDS 0.5
 #define QUICK_SECONDS 0.15
 #define MAX_LIST 64
