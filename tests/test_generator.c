@@ -917,6 +917,16 @@ static void large_and_split_requests(void)
 	}
 }
 
+static void *word_drawer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 500; i++) {
+		(void)surand_u32();
+		(void)surand_u64();
+	}
+	return NULL;
+}
+
 static void stats_fields(void)
 {
 	struct surand_stats st, small;
@@ -928,6 +938,35 @@ static void stats_fields(void)
 	(void)surand_u32();
 	st = stats_now();
 	T_ASSERT_EQ_U64(st.calls, c0 + 1);
+	/* Every kind of draw counts its call and its bytes: u32/u64 (counted by
+	 * size in thread_word), the inline sizes, the copy path, a one-use key. */
+	{
+		uint64_t b0 = st.bytes;
+		uint8_t buf[600];
+		int i;
+
+		c0 = st.calls;
+		for (i = 0; i < 1000; i++) {
+			(void)surand_u32();
+			(void)surand_u64();
+		}
+		surand_bytes(buf, 16);
+		surand_bytes(buf, 100);
+		surand_bytes(buf, 600);
+		st = stats_now();
+		T_ASSERT_EQ_U64(st.calls, c0 + 2003);
+		T_ASSERT_EQ_U64(st.bytes, b0 + 12000 + 716);
+		/* A thread's draws stay counted after it exits. */
+		pthread_t th;
+
+		c0 = st.calls;
+		b0 = st.bytes;
+		T_ASSERT(pthread_create(&th, NULL, word_drawer, NULL) == 0);
+		pthread_join(th, NULL);
+		st = stats_now();
+		T_ASSERT_EQ_U64(st.calls, c0 + 1000);
+		T_ASSERT_EQ_U64(st.bytes, b0 + 6000);
+	}
 	T_ASSERT(strcmp(st.backend, "thread") == 0);
 	T_ASSERT(surand_chacha20_impl_by_name(st.chacha_impl) != NULL);
 	T_ASSERT(st.size == sizeof(st) && st.version == 1);

@@ -92,9 +92,10 @@ struct slot_meta {
 	uint64_t *bytes;
 	uint64_t *refills;
 	uint64_t *direct;
+	uint64_t *words;   /* [0]: 4-byte, [1]: 8-byte draws of thread_word */
 	uint32_t in_use;
 	uint32_t next_free; /* free-list link: index + 1, 0 = end */
-	uint8_t pad[SURAND_CACHELINE - 40];
+	uint8_t pad[SURAND_CACHELINE - 48];
 } __attribute__((aligned(64)));
 
 /* ==== 2. the slab ============================================================ */
@@ -113,6 +114,9 @@ static uint64_t dead_calls, dead_bytes, dead_refills, dead_direct;
 struct thread_tls {
 	struct slot *slot;
 	uint64_t calls, bytes, refills, direct;
+	/* thread_word's draws by size (4, 8 bytes): one counter per call instead
+	 * of calls and bytes; stats adds them in. */
+	uint64_t words[2];
 	uint32_t index; /* the slot's number: a wiped or dropped slot reads as zero */
 };
 static __thread struct thread_tls tls __attribute__((tls_model("initial-exec")));
@@ -192,6 +196,7 @@ static struct slot *slot_acquire(void)
 		m->bytes = &tls_bytes;
 		m->refills = &tls_refills;
 		m->direct = &tls_direct;
+		m->words = tls.words;
 		s = slot_at(i);
 		/* A recycled slot was wiped when it was given back; a zero header
 		 * (gen 0) forces a re-key before any output. */
@@ -557,7 +562,7 @@ static struct surand_word thread_word(unsigned n)
 	uint32_t pos, x;
 	uint8_t *p;
 
-	if (SURAND_UNLIKELY(s == NULL))
+	if (SURAND_UNLIKELY(s == NULL || (n != 4 && n != 8)))
 		return w;
 	gen = s->h.gen;
 	pos = s->h.pos;
@@ -581,8 +586,7 @@ static struct surand_word thread_word(unsigned n)
 		return w;
 	}
 	s->h.pos = pos + n;
-	TLS_ADD(tls_calls, 1);
-	TLS_ADD(tls_bytes, n);
+	TLS_ADD(tls.words[n >> 3], 1); /* n is 4 or 8 */
 	w.ok = 1;
 	return w;
 }
@@ -610,7 +614,9 @@ static void thread_exit_cb(void)
 	dead_bytes += tls_bytes;
 	dead_refills += tls_refills;
 	dead_direct += tls_direct;
-	m->calls = m->bytes = m->refills = m->direct = NULL;
+	dead_calls += tls.words[0] + tls.words[1];
+	dead_bytes += 4 * tls.words[0] + 8 * tls.words[1];
+	m->calls = m->bytes = m->refills = m->direct = m->words = NULL;
 	m->in_use = 0;
 	m->next_free = free_head;
 	free_head = i + 1;
@@ -621,6 +627,8 @@ static void thread_exit_cb(void)
 	TLS_ADD(tls_bytes, -tls_bytes);
 	TLS_ADD(tls_refills, -tls_refills);
 	TLS_ADD(tls_direct, -tls_direct);
+	TLS_ADD(tls.words[0], -tls.words[0]);
+	TLS_ADD(tls.words[1], -tls.words[1]);
 }
 
 /* In the child, in the forking thread: only this thread's slot stays in use. */
@@ -646,7 +654,7 @@ static void thread_atfork_child(void)
 		 * the parent's other threads' keys never survive in the child. */
 		if (surand_secmem_kind() < 0)
 			surand_wipe(s, sizeof(*s));
-		m->calls = m->bytes = m->refills = m->direct = NULL;
+		m->calls = m->bytes = m->refills = m->direct = m->words = NULL;
 		m->in_use = 0;
 		m->next_free = free_head;
 		free_head = i + 1;
@@ -656,12 +664,13 @@ static void thread_atfork_child(void)
 	n_threads_seen = mine ? 1 : 0;
 	dead_calls = dead_bytes = dead_refills = dead_direct = 0;
 	tls_calls = tls_bytes = tls_refills = tls_direct = 0;
+	tls.words[0] = tls.words[1] = 0;
 	n_fallback_nomem = 0;
 }
 
 static void thread_stats(struct surand_stats *st)
 {
-	uint64_t calls, bytes, refills, direct;
+	uint64_t calls, bytes, refills, direct, w4, w8;
 	uint32_t i, n;
 	int cs;
 
@@ -682,6 +691,10 @@ static void thread_stats(struct surand_stats *st)
 		bytes += __atomic_load_n(m->bytes, __ATOMIC_RELAXED);
 		refills += __atomic_load_n(m->refills, __ATOMIC_RELAXED);
 		direct += __atomic_load_n(m->direct, __ATOMIC_RELAXED);
+		w4 = __atomic_load_n(&m->words[0], __ATOMIC_RELAXED);
+		w8 = __atomic_load_n(&m->words[1], __ATOMIC_RELAXED);
+		calls += w4 + w8;
+		bytes += 4 * w4 + 8 * w8;
 	}
 	st->calls = calls;
 	st->bytes = bytes;
