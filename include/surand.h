@@ -137,7 +137,7 @@ struct surand_stats {
 	uint32_t reserved0;
 	/* input side (entropy pool) */
 	uint64_t pool_credit_bits;     /* bits credited since the last catastrophic reseed */
-	uint64_t events;               /* surand_add_event() calls */
+	uint64_t events;               /* events accepted (source on) */
 	uint64_t entropy_bytes_added;  /* bytes given to surand_add_entropy() */
 	/* design-specific counters of the backend in use (their meaning per
 	 * backend: docs/designs.md); zero where a backend has fewer */
@@ -145,6 +145,45 @@ struct surand_stats {
 };
 
 int surand_stats(struct surand_stats *st, size_t size);
+
+/*
+ * The entropy pool's sources, one entry each (docs/entropy.md): what each
+ * mixed and was credited, its health-test failures, whether it is on.
+ * Size-versioned as surand_stats: callers pass sizeof(struct
+ * surand_source_stats); fields are only ever appended after source[], whose
+ * entry layout is fixed; min(size, its own size) bytes are filled.  0, or -1
+ * with errno EINVAL (st NULL, or size < 8).  Counters are process-wide since
+ * start (or since the last fork, in a child).  No field holds pool or sample
+ * material.  The base key's reseeds by cause are in struct surand_stats.
+ */
+#define SURAND_SOURCES_MAX 8 /* entries in source[]; nsources are filled */
+struct surand_source_stat {
+	char name[16];            /* "kernel", "cpu", "jitter", "app", "events" */
+	uint32_t enabled;         /* 1: switched on (not left out by SURAND_ENTROPY_OFF) */
+	uint32_t available;       /* 1: usable here (cpu: RDSEED or RDRAND present) */
+	uint32_t disabled;        /* 1: disabled for the process by repeated health failures */
+	uint32_t credit_paused;   /* 1: health start-up or hold-off: mixed, not credited */
+	uint64_t samples;         /* raw samples: words, deltas, calls, events */
+	uint64_t bytes;           /* bytes mixed into the entropy pool */
+	uint64_t credited_bits;   /* bits credited (before the pool's 256-bit cap) */
+	uint64_t failures;        /* no data, EAGAIN, no memory */
+	uint64_t skipped;         /* rounds not sampled: off, disabled, busy, absent */
+	uint64_t health_rct;      /* repetition count test failures (SP 800-90B 4.4.1) */
+	uint64_t health_apt;      /* adaptive proportion test failures (4.4.2) */
+	uint64_t overflow;        /* events: all fast-pool slots busy, lock-free path */
+};
+struct surand_source_stats {
+	uint32_t size;                 /* bytes surand filled in */
+	uint32_t version;              /* layout version, 1 */
+	uint32_t nsources;             /* entries of source[] in use */
+	uint32_t reserved0;
+	uint64_t pool_credit_bits;     /* bits credited since the last catastrophic reseed */
+	uint64_t reseeds_catastrophic; /* reseeds that included the entropy pool */
+	uint64_t pool_extractions;     /* extractions from the pool (each restarts the credit) */
+	struct surand_source_stat source[SURAND_SOURCES_MAX];
+};
+
+int surand_source_stats(struct surand_source_stats *st, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Reproducible streams (NOT the secure generator)                          */

@@ -1,8 +1,11 @@
 /*
  * cmd_stats.c - `surand stats`: draws a little (small, integer and large
  * requests, from two threads) and prints every field of struct surand_stats,
- * one "name: value" line each.  The struct holds no key or state material
- * (surand.h), and nothing else is printed.  SPDX-License-Identifier: MIT
+ * one "name: value" line each, then the entropy pool's sources
+ * (struct surand_source_stats): pool_extractions, and one "source_NAME:"
+ * line per source with its fields as "field value" pairs.  Neither struct
+ * holds key, pool or sample material (surand.h), and nothing else is
+ * printed.  SPDX-License-Identifier: MIT
  */
 #include <errno.h>
 #include <pthread.h>
@@ -47,6 +50,37 @@ static void print_str(const char *name, const char *v, size_t cap)
 static void print_u64(const char *name, uint64_t v)
 {
 	printf("%-22s %llu\n", name, (unsigned long long)v);
+}
+
+/* The entropy pool's sources (docs/entropy.md section 7). */
+static int print_sources(void)
+{
+	struct surand_source_stats ss;
+	char label[32];
+	unsigned i, n;
+
+	memset(&ss, 0, sizeof(ss));
+	if (surand_source_stats(&ss, sizeof(ss)) < 0) {
+		fprintf(stderr, "surand: stats: sources: %s\n", strerror(errno));
+		return -1;
+	}
+	print_u64("pool_extractions:", ss.pool_extractions);
+	n = ss.nsources < SURAND_SOURCES_MAX ? ss.nsources : SURAND_SOURCES_MAX;
+	for (i = 0; i < n; i++) {
+		const struct surand_source_stat *e = &ss.source[i];
+
+		snprintf(label, sizeof(label), "source_%.*s:", (int)strnlen(e->name, sizeof(e->name)),
+			 e->name);
+		printf("%-22s enabled %u available %u disabled %u credit_paused %u samples %llu "
+		       "bytes %llu credited_bits %llu failures %llu skipped %llu health_rct %llu "
+		       "health_apt %llu overflow %llu\n",
+		       label, e->enabled, e->available, e->disabled, e->credit_paused,
+		       (unsigned long long)e->samples, (unsigned long long)e->bytes,
+		       (unsigned long long)e->credited_bits, (unsigned long long)e->failures,
+		       (unsigned long long)e->skipped, (unsigned long long)e->health_rct,
+		       (unsigned long long)e->health_apt, (unsigned long long)e->overflow);
+	}
+	return 0;
 }
 
 int surand_cmd_stats(int argc, char **argv)
@@ -97,17 +131,14 @@ int surand_cmd_stats(int argc, char **argv)
 	U(pool_credit_bits);
 	U(events);
 	U(entropy_bytes_added);
-	/* design-specific counters: their meaning per backend is in docs/designs.md */
-	printf("%-22s", "backend_counters:");
-	for (size_t i = 0; i < sizeof(st.backend_counters) / sizeof(st.backend_counters[0]); i++)
-		printf(" %llu", (unsigned long long)st.backend_counters[i]);
-	printf("\n");
 #undef U
 	/* Design-specific counters: their meaning per backend is in docs/designs.md. */
 	printf("%-22s", "backend_counters:");
 	for (size_t i = 0; i < sizeof(st.backend_counters) / sizeof(st.backend_counters[0]); i++)
 		printf(" %llu", (unsigned long long)st.backend_counters[i]);
 	printf("\n");
+	if (print_sources() != 0)
+		return SURAND_EX_FAIL;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (errno == EPIPE)
 			return SURAND_EX_OK; /* the reader went away: quietly, like the generator */

@@ -71,7 +71,8 @@ struct surand_es_counters {
 };
 extern struct surand_es_counters surand_es_cnt[SURAND_ES_COUNT] SURAND_HIDDEN;
 
-/* What tests and docs read per source (the public stats hold only aggregates). */
+/* What the tests read per source; surand_source_stats() (surand.h) gives the
+ * public copy. */
 struct surand_entropy_source_stats {
 	struct surand_es_counters c;
 	uint32_t on;        /* switched on */
@@ -212,6 +213,17 @@ void surand_app_atfork_child(void) SURAND_HIDDEN;
 #ifdef SURAND_TEST_BUILD
 void surand_test_cpu_rng_health_reset(void) SURAND_HIDDEN;
 void surand_test_jitter_health_reset(void) SURAND_HIDDEN;
+/* Test hooks of the input side beyond src/test_hooks.h (tests include this
+ * header too).  Every jitter delta takes at least ns longer (0: off): a slow
+ * or preempted source, against the round's time budget. */
+void surand_test_jitter_slow(uint64_t ns) SURAND_HIDDEN;
+/* Where the secret buffers outside the pool's state are (NULL, *len 0: not
+ * mapped yet): the jitter loop's buffer, the pool's pending digests. */
+const void *surand_test_jitter_buffer(size_t *len) SURAND_HIDDEN;
+const void *surand_test_entropy_pending_area(size_t *len) SURAND_HIDDEN;
+/* on = 1 holds the single-sampler flag, as a sampler stuck in a hanging
+ * source would; 0 releases it. */
+void surand_test_entropy_hold_sampler(int on) SURAND_HIDDEN;
 #endif
 
 #ifdef SURAND_TEST_BUILD

@@ -126,6 +126,57 @@ void surand_entropy_stats(struct surand_stats *st)
 	st->reseeds_catastrophic = SURAND_LOAD(n_catastrophic);
 }
 
+/*
+ * The public per-source stats (surand.h): size-versioned like surand_stats,
+ * one entry per source in enum order.  Reads relaxed counters only: no lock,
+ * no allocation, no stdio (async-signal-safe), nothing secret.
+ */
+SURAND_API int surand_source_stats(struct surand_source_stats *st, size_t size)
+{
+	struct surand_source_stats s;
+	struct surand_entropy_source_stats e;
+	struct surand_source_stat *o;
+	const char *nm;
+	size_t len;
+	unsigned i;
+
+	if (!st || size < 2 * sizeof(uint32_t)) {
+		errno = EINVAL;
+		return -1;
+	}
+	_Static_assert(SURAND_ES_COUNT <= SURAND_SOURCES_MAX, "every source has an entry");
+	memset(&s, 0, sizeof(s));
+	s.version = 1;
+	s.nsources = SURAND_ES_COUNT;
+	s.pool_credit_bits = surand_pool_credit_bits();
+	s.reseeds_catastrophic = SURAND_LOAD(n_catastrophic);
+	s.pool_extractions = surand_pool_extractions();
+	for (i = 0; i < SURAND_ES_COUNT; i++) {
+		o = &s.source[i];
+		(void)surand_entropy_source_stats((enum surand_entropy_source)i, &e);
+		nm = surand_entropy_source_name((enum surand_entropy_source)i);
+		len = strlen(nm);
+		memcpy(o->name, nm, len < sizeof(o->name) ? len : sizeof(o->name) - 1); /* NUL: memset */
+		o->enabled = e.on;
+		o->available = e.available;
+		o->disabled = e.disabled;
+		o->credit_paused = e.credit_paused;
+		o->samples = e.c.samples;
+		o->bytes = e.c.bytes;
+		o->credited_bits = e.c.credited;
+		o->failures = e.c.failures;
+		o->skipped = e.c.skipped;
+		o->health_rct = e.c.health_rct;
+		o->health_apt = e.c.health_apt;
+		o->overflow = e.c.overflow;
+	}
+	if (size > sizeof(s))
+		size = sizeof(s);
+	s.size = (uint32_t)size;
+	memcpy(st, &s, size);
+	return 0;
+}
+
 int surand_entropy_source_stats(enum surand_entropy_source src,
 				struct surand_entropy_source_stats *out)
 {
@@ -183,6 +234,12 @@ void surand_test_entropy_health_reset(int src)
 		surand_test_cpu_rng_health_reset();
 	else if (src == SURAND_ES_JITTER)
 		surand_test_jitter_health_reset();
+}
+
+void surand_test_entropy_hold_sampler(int on)
+{
+	/* As a sampler stuck in a hanging source would: the flag stays taken. */
+	__atomic_store_n(&sampling, on ? 1u : 0u, __ATOMIC_SEQ_CST);
 }
 
 int surand_test_entropy_last_reseed_pooled(void)
