@@ -117,12 +117,16 @@ static void features(int *seed, int *rand)
 
 	*seed = f->rdseed;
 	*rand = f->rdrand;
+#ifndef CPU_RNG_X86
+	*seed = *rand = 0;
+#endif
 #ifdef SURAND_TEST_BUILD
 	if (test_fault == SURAND_TEST_CPU_RNG_ABSENT)
 		*seed = *rand = 0;
-#endif
-#ifndef CPU_RNG_X86
-	*seed = *rand = 0;
+	/* The failing and stuck faults never run the instructions (get_seed,
+	 * get_rand): they stand in for both, on any CPU. */
+	if (test_fault == SURAND_TEST_CPU_RNG_FAILING || test_fault == SURAND_TEST_CPU_RNG_STUCK)
+		*seed = *rand = 1;
 #endif
 }
 

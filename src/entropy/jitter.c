@@ -9,8 +9,9 @@
  * claimed min-entropy 1 bit per delta) and mixed into the entropy pool;
  * they are credited at one eighth of that claim (1 bit per 8 deltas that
  * passed), and nothing while the tests are in start-up or hold-off.
- * Sampling is bounded in count and time: a few deltas at each scheduled or
- * forced reseed, never a wait.
+ * Sampling is bounded in count and time (64 deltas or 200 us, whichever
+ * comes first, checked after each delta) at each scheduled reseed, never a
+ * wait.
  * SPDX-License-Identifier: MIT
  */
 #include "entropy/entropy.h"
@@ -24,6 +25,7 @@
 #ifdef SURAND_TEST_BUILD
 #include "test_hooks.h"
 static int test_fault;
+static uint64_t test_slow_ns; /* each delta takes at least this long */
 static uint64_t test_rng = 0x6a09e667f3bcc909ull;
 
 /* splitmix64 (Steele, Lea, Flood 2014): the biased fault's coin. */
@@ -47,8 +49,14 @@ static uint64_t splitmix(uint64_t *s)
 #define JITTER_STARTUP 1024u            /* SP 800-90B 4.3: 1024 samples before use */
 #define JITTER_HOLDOFF 1024u            /* deltas without credit after an alarm */
 
-/* Touched only by the sampler (reseed.c's sampler flag). */
-static uint8_t jbuf[JITTER_BUF_BYTES];
+/*
+ * The loop's buffer: its bytes follow from the timings, so it is kept as
+ * secret as the pool (wipe-on-fork memory, never dumped), mapped by the
+ * first sampling round, never in a signal handler's path.  Touched only by
+ * the sampler (reseed.c's sampler flag).  A dropped page reads as zeros,
+ * which the loop takes as any other content.
+ */
+static uint8_t *jbuf;
 static struct surand_source_health jhealth;
 static unsigned jcredit_rem;
 static int paused_v;
@@ -74,7 +82,7 @@ static uint64_t mono_ns(void)
 }
 
 /* One delta: the duration of JITTER_TOUCHES data-dependent touches. */
-static uint64_t jitter_delta(uint32_t *lcg)
+static uint64_t jitter_delta(uint8_t *buf, uint32_t *lcg)
 {
 	uint64_t t0, t1;
 	uint32_t x = *lcg, p;
@@ -85,11 +93,18 @@ static uint64_t jitter_delta(uint32_t *lcg)
 		/* Numerical Recipes' LCG picks the next address. */
 		x = x * 1664525u + 1013904223u;
 		p = (x >> 18) & (JITTER_BUF_BYTES - 1);
-		jbuf[p] = (uint8_t)(jbuf[p] + jbuf[(p + JITTER_BUF_BYTES / 2) & (JITTER_BUF_BYTES - 1)] + i);
+		buf[p] = (uint8_t)(buf[p] + buf[(p + JITTER_BUF_BYTES / 2) & (JITTER_BUF_BYTES - 1)] + i);
 	}
 	t1 = ticks();
 	*lcg = x ^ (uint32_t)t1;
 #ifdef SURAND_TEST_BUILD
+	if (__atomic_load_n(&test_slow_ns, __ATOMIC_RELAXED)) {
+		/* a slow machine, or a delta preempted: the round's time budget */
+		uint64_t w0 = mono_ns(), slow = __atomic_load_n(&test_slow_ns, __ATOMIC_RELAXED);
+
+		while (mono_ns() - w0 < slow)
+			;
+	}
 	if (test_fault == SURAND_TEST_JITTER_STUCK)
 		return 1000;
 	if (test_fault == SURAND_TEST_JITTER_BIASED) {
@@ -123,20 +138,29 @@ void surand_jitter_collect(void)
 		SURAND_COUNT(c->skipped);
 		return;
 	}
+	if (!jbuf) {
+		jbuf = surand_secmem_alloc(JITTER_BUF_BYTES);
+		if (!jbuf) {
+			SURAND_COUNT(c->failures); /* no memory: nothing sampled this round */
+			return;
+		}
+	}
 	if (!jhealth.ready)
 		surand_source_health_init(&jhealth, JITTER_H_NUM, JITTER_H_DEN, JITTER_STARTUP,
 					  JITTER_HOLDOFF);
 	start = mono_ns();
 	lcg = (uint32_t)ticks();
 	while (n < JITTER_SAMPLES) {
-		d[n] = jitter_delta(&lcg);
+		d[n] = jitter_delta(jbuf, &lcg);
 		SURAND_COUNT(c->samples);
 		/* Raw deltas are tested; only those that passed earn credit. */
 		ok += (unsigned)surand_source_health_feed(&jhealth, SURAND_ES_JITTER, d[n]);
 		n++;
 		if (__atomic_load_n(&jhealth.disabled, __ATOMIC_RELAXED))
 			break;
-		if ((n & 7) == 0 && mono_ns() - start > JITTER_BUDGET_NS)
+		/* Checked after every delta (a vDSO clock read, ~20 ns against a
+		 * delta's ~150): a round ends at most one delta past the budget. */
+		if (mono_ns() - start > JITTER_BUDGET_NS)
 			break; /* preempted or slow: the rest waits for the next reseed */
 	}
 	__atomic_store_n(&paused_v, jhealth.holdoff != 0, __ATOMIC_RELAXED);
@@ -160,12 +184,27 @@ void surand_jitter_atfork_child(void)
 	jhealth.ready = 0;
 	jcredit_rem = 0;
 	paused_v = 0;
+	/* Wiped by the kernel where wipe-on-fork works; explicit where not. */
+	if (jbuf && surand_secmem_kind() < 0)
+		surand_wipe(jbuf, JITTER_BUF_BYTES);
 }
 
 #ifdef SURAND_TEST_BUILD
 void surand_test_jitter_fault(enum surand_test_jitter_fault f)
 {
 	test_fault = (int)f;
+}
+
+void surand_test_jitter_slow(uint64_t ns)
+{
+	__atomic_store_n(&test_slow_ns, ns, __ATOMIC_RELAXED);
+}
+
+const void *surand_test_jitter_buffer(size_t *len)
+{
+	if (len)
+		*len = jbuf ? JITTER_BUF_BYTES : 0;
+	return jbuf;
 }
 
 void surand_test_jitter_health_reset(void)

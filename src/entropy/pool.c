@@ -34,30 +34,38 @@
 #define POOL_DIRECT_MIX_MAX 64u                     /* longer inputs are hashed outside the lock */
 static const char POOL_TAG[] = "surand entropy pool v1";
 
+/*
+ * Lock-free pending input (nested calls from signal handlers): keyed digests
+ * XORed into pend_words, credit added to pend_credit.  Each digest is keyed by
+ * a unique call number, so two equal inputs never cancel.  Both live in the
+ * pool's page, as secret as the pool: wiped in every fork child by the kernel
+ * (a raw clone() too, which runs no atfork handler), and a dropped page loses
+ * the pending data and its credit together.  The page is mapped before any
+ * thread raises surand_entropy_nest (lock_pool), so a handler that takes this
+ * path always finds it: nothing is allocated there.
+ */
 struct pool {
 	uint64_t valid;    /* POOL_VALID; 0: empty */
 	uint32_t credit;   /* bits credited since the last extraction, 0..256 */
 	uint32_t reserved;
 	struct surand_blake2s_state h;
+	/* written by signal handlers: a cache line of their own */
+	uint32_t pend_words[8] __attribute__((aligned(SURAND_CACHELINE)));
+	uint64_t pend_credit; /* 64-bit: never wraps (each call adds <= 256) */
 };
 _Static_assert(sizeof(struct pool) <= 4096, "the pool fits one page");
 
-static struct pool *pool;                        /* one secmem page, under pool_lock */
+static struct pool *pool_v;  /* one secmem page, published once (atomic accesses only) */
+static struct pool *pool;    /* the same page, for lock holders (set under pool_lock) */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t credit_shadow;                   /* pool->credit for lock-free readers */
 static uint64_t n_extract;
 
 __thread unsigned surand_entropy_nest __attribute__((tls_model("initial-exec")));
 
-/*
- * Lock-free pending input (nested calls from signal handlers): keyed digests
- * XORed into pend_words, credit added to pend_credit.  Each digest is keyed by
- * a unique call number, so two equal inputs never cancel.  Ordinary memory:
- * it is cleared at each fold and in the fork child.
- */
-static uint32_t pend_words[8];
-static uint64_t pend_credit; /* 64-bit: never wraps (each call adds <= 256) */
-static uint32_t pend_flag;   /* 1: something is pending */
+/* Not secret, so in ordinary memory: the fast "anything pending?" check and
+ * the digest keys. */
+static uint32_t pend_flag;   /* 1: something may be pending */
 static uint64_t pend_calls;  /* call numbers (digest keys) */
 
 #ifdef SURAND_TEST_BUILD
@@ -66,6 +74,30 @@ static uint64_t pend_calls;  /* call numbers (digest keys) */
 
 /* ==== 2. locking and set-up ================================================== */
 
+/*
+ * The pool's page, mapped at the first use and never unmapped (a fork child
+ * keeps the mapping, wiped).  Mapped before any lock is taken and before
+ * surand_entropy_nest is raised, so the lock-free path of a signal handler
+ * never needs to map it.  NULL: no memory.
+ */
+static struct pool *pool_page(void)
+{
+	struct pool *p = __atomic_load_n(&pool_v, __ATOMIC_ACQUIRE), *want = NULL;
+
+	if (SURAND_LIKELY(p != NULL))
+		return p;
+	surand_entropy_atfork_register(); /* before there is state to wipe */
+	p = surand_secmem_alloc(sizeof(*p));
+	if (!p)
+		return NULL;
+	if (!__atomic_compare_exchange_n(&pool_v, &want, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		surand_secmem_free(p, sizeof(*p)); /* another thread mapped it first */
+		p = want;
+	}
+	return p;
+}
+
+/* Only once pool_page() has returned the page. */
 static void lock_pool(int *oldstate)
 {
 	/* No cancellation point may leave the pool lock held. */
@@ -75,6 +107,8 @@ static void lock_pool(int *oldstate)
 	surand_entropy_nest++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&pool_lock);
+	if (SURAND_UNLIKELY(!pool))
+		pool = __atomic_load_n(&pool_v, __ATOMIC_ACQUIRE); /* mapped: pool_page() */
 }
 
 static void unlock_pool(int oldstate)
@@ -128,18 +162,11 @@ static void pool_setup_locked(void)
 	pool->valid = POOL_VALID;
 }
 
-/* Called with the lock held: the pool page exists and is live.  0 or -ENOMEM. */
-static int pool_ready_locked(void)
+/* Called with the lock held, the page mapped: makes the pool live. */
+static void pool_ready_locked(void)
 {
-	if (!pool) {
-		surand_entropy_atfork_register(); /* before there is state to wipe */
-		pool = surand_secmem_alloc(sizeof(*pool));
-		if (!pool)
-			return -ENOMEM;
-	}
 	if (SURAND_UNLIKELY(pool->valid != POOL_VALID))
 		pool_setup_locked(); /* never set up, fork child, dropped page: empty, credit 0 */
-	return 0;
 }
 
 /* ==== 3. the lock-free pending path ========================================== */
@@ -149,21 +176,26 @@ static void pend_add(const void *buf, size_t len, unsigned credit_bits)
 	uint8_t d[32];
 	uint64_t call = __atomic_fetch_add(&pend_calls, 1, __ATOMIC_RELAXED);
 	struct surand_blake2s_state s;
+	struct pool *p = __atomic_load_n(&pool_v, __ATOMIC_ACQUIRE);
 	int i;
 
-	/* Stack only: async-signal-safe. */
+	/* Only reached while a thread is inside lock_pool(), which it enters
+	 * with the page mapped: never NULL (nothing to allocate here). */
+	if (SURAND_UNLIKELY(!p))
+		return;
+	/* Stack and the mapped page only: async-signal-safe. */
 	surand_blake2s_init_key(&s, sizeof(d), &call, sizeof(call));
 	surand_blake2s_update(&s, buf, len);
 	surand_blake2s_final(&s, d);
 	/* Sequentially consistent, as the fold: data, then credit, then flag,
 	 * so a fold that misses any of it leaves the flag set for the next. */
 	for (i = 0; i < 8; i++)
-		__atomic_fetch_xor(&pend_words[i], surand_load32_le(d + 4 * i), __ATOMIC_SEQ_CST);
+		__atomic_fetch_xor(&p->pend_words[i], surand_load32_le(d + 4 * i), __ATOMIC_SEQ_CST);
 	surand_wipe(d, sizeof(d));
 	if (credit_bits > SURAND_POOL_MAX_CREDIT_BITS)
 		credit_bits = SURAND_POOL_MAX_CREDIT_BITS; /* the cap: more is never counted */
 	if (credit_bits)
-		__atomic_fetch_add(&pend_credit, (uint64_t)credit_bits, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&p->pend_credit, (uint64_t)credit_bits, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&pend_flag, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -178,10 +210,19 @@ static void pend_fold_locked(void)
 	/* Flag first, then credit, then data: every credit taken here has its
 	 * data in pend_words already; later additions set the flag again. */
 	__atomic_exchange_n(&pend_flag, 0, __ATOMIC_SEQ_CST);
-	c = __atomic_exchange_n(&pend_credit, 0, __ATOMIC_SEQ_CST);
+	c = __atomic_exchange_n(&pool->pend_credit, 0, __ATOMIC_SEQ_CST);
 	for (i = 0; i < 8; i++) {
-		w[i] = __atomic_exchange_n(&pend_words[i], 0, __ATOMIC_SEQ_CST);
+		w[i] = __atomic_exchange_n(&pool->pend_words[i], 0, __ATOMIC_SEQ_CST);
 		any |= w[i];
+	}
+	/* A page dropped since the credit was read reads valid == 0 now (only
+	 * a lock holder sets it): the credit may have lost its data, and the
+	 * pool its content.  Empty pool, credit 0. */
+	SURAND_LOAD_FENCE();
+	if (SURAND_UNLIKELY(__atomic_load_n(&pool->valid, __ATOMIC_RELAXED) != POOL_VALID)) {
+		surand_wipe(w, sizeof(w));
+		pool_setup_locked();
+		return;
 	}
 	if (any)
 		surand_blake2s_update(&pool->h, w, sizeof(w));
@@ -214,9 +255,10 @@ int surand_pool_add(const void *buf, size_t len, unsigned credit_bits)
 		in = d;
 		inlen = sizeof(d);
 	}
-	lock_pool(&st);
-	r = pool_ready_locked();
+	r = pool_page() ? 0 : -ENOMEM;
 	if (r == 0) {
+		lock_pool(&st);
+		pool_ready_locked();
 		pend_fold_locked();
 		if (inlen)
 			surand_blake2s_update(&pool->h, in, inlen);
@@ -226,8 +268,8 @@ int surand_pool_add(const void *buf, size_t len, unsigned credit_bits)
 									 : c + credit_bits;
 			set_credit_locked(c);
 		}
+		unlock_pool(st);
 	}
-	unlock_pool(st);
 	if (in == d)
 		surand_wipe(d, sizeof(d));
 	return r;
@@ -286,27 +328,29 @@ int surand_pool_extract(uint8_t *out, size_t len)
 		return -EINVAL;
 	if (surand_entropy_nest)
 		return -EAGAIN; /* a signal handler inside the pool lock */
+	if (!pool_page())
+		return -ENOMEM;
 	lock_pool(&st);
-	r = pool_ready_locked();
-	if (r == 0)
-		r = extract_locked(out, len);
+	pool_ready_locked();
+	r = extract_locked(out, len);
 	unlock_pool(st);
 	return r;
 }
 
 int surand_pool_extract_if_credited(uint8_t *out, size_t len, unsigned min_credit)
 {
+	struct pool *p = __atomic_load_n(&pool_v, __ATOMIC_ACQUIRE);
 	int st, r = 0;
 
 	if (len > SURAND_POOL_EXTRACT_MAX || (len && !out))
 		return -EINVAL;
-	if (surand_entropy_nest)
-		return 0;
+	if (surand_entropy_nest || !p)
+		return 0; /* a pool never used has no credit */
 	/* Cheap check first: most reseeds find too little credit. */
-	if (surand_pool_credit_bits() < min_credit && !__atomic_load_n(&pend_credit, __ATOMIC_RELAXED))
+	if (surand_pool_credit_bits() < min_credit && !__atomic_load_n(&p->pend_credit, __ATOMIC_RELAXED))
 		return 0;
 	lock_pool(&st);
-	if (pool && pool->valid == POOL_VALID) {
+	if (pool->valid == POOL_VALID) {
 		pend_fold_locked();
 		if (pool->credit >= min_credit) {
 			r = extract_locked(out, len);
@@ -327,11 +371,10 @@ void surand_pool_atfork_child(void)
 	/* Already zero where wipe-on-fork works; explicit for kind -1.  The
 	 * child's pool restarts empty (credit 0) with fresh kernel bytes: the
 	 * parent's credited entropy is never counted twice. */
+	pool = __atomic_load_n(&pool_v, __ATOMIC_RELAXED); /* one thread here */
 	if (pool)
-		surand_wipe(pool, sizeof(*pool));
+		surand_wipe(pool, sizeof(*pool)); /* the pending digests too */
 	__atomic_store_n(&credit_shadow, 0, __ATOMIC_RELAXED);
-	memset(pend_words, 0, sizeof(pend_words));
-	pend_credit = 0;
 	pend_flag = 0;
 	pend_calls = 0;
 	n_extract = 0;
@@ -347,17 +390,26 @@ uint64_t surand_pool_extractions(void)
 int surand_test_entropy_pool_digest(uint8_t out[32])
 {
 	struct surand_blake2s_state tmp;
-	int st, r;
+	int st;
 
+	if (!pool_page())
+		return -ENOMEM;
 	lock_pool(&st);
-	r = pool_ready_locked();
-	if (r == 0) {
-		pend_fold_locked();
-		/* A one-way fingerprint of the content; the pool is unchanged. */
-		tmp = pool->h;
-		surand_blake2s_final(&tmp, out);
-	}
+	pool_ready_locked();
+	pend_fold_locked();
+	/* A one-way fingerprint of the content; the pool is unchanged. */
+	tmp = pool->h;
+	surand_blake2s_final(&tmp, out);
 	unlock_pool(st);
-	return r;
+	return 0;
+}
+
+const void *surand_test_entropy_pending_area(size_t *len)
+{
+	struct pool *p = __atomic_load_n(&pool_v, __ATOMIC_ACQUIRE);
+
+	if (len)
+		*len = p ? sizeof(p->pend_words) : 0;
+	return p ? (const void *)p->pend_words : NULL;
 }
 #endif
