@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -71,6 +72,55 @@ static void all_sources_back(void)
 	for (i = 0; i < SURAND_ES_COUNT; i++)
 		surand_test_entropy_source_set(i, 1);
 }
+
+/*
+ * Run before every case (E_RUN): the switches, faults and environment
+ * variables a case may change are put back as the run found them, so a case
+ * that failed half-way (its assertion returned before its own clean-up)
+ * cannot fail the next one too.
+ */
+static const char *const case_env_names[] = { "SURAND_TRUST_CPU", "SURAND_DEBUG",
+					      "SURAND_ENTROPY_OFF" };
+#define CASE_ENV_N (sizeof(case_env_names) / sizeof(case_env_names[0]))
+static char *case_env_start[CASE_ENV_N]; /* NULL: unset when the run began */
+
+static void case_env_save(void)
+{
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < CASE_ENV_N; i++) {
+		v = getenv(case_env_names[i]);
+		case_env_start[i] = v ? strdup(v) : NULL;
+	}
+}
+
+static void case_setup(void)
+{
+	size_t i;
+
+	for (i = 0; i < CASE_ENV_N; i++) {
+		if (case_env_start[i])
+			setenv(case_env_names[i], case_env_start[i], 1);
+		else
+			unsetenv(case_env_names[i]);
+	}
+	surand_test_config_reload();
+	all_sources_back();
+	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_NONE);
+	surand_test_jitter_fault(SURAND_TEST_JITTER_NONE);
+	surand_test_jitter_slow(0);
+	surand_test_entropy_hold_sampler(0);
+	surand_test_fastpool_force_slot(-1);
+	surand_test_entropy_health_reset(SURAND_ES_CPU);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+}
+
+#define E_RUN(fn)              \
+	do {                   \
+		case_setup();  \
+		T_RUN(fn);     \
+	} while (0)
 
 /* A scheduled (timer) reseed now: the clock jumps past the reseed ceiling and
  * a large request makes this thread's slot check the schedule. */
@@ -487,7 +537,7 @@ static void weak_mix_xor(uint32_t v[4], uint64_t x)
 	v[1] ^= (uint32_t)(x >> 32);
 }
 
-/* Two rounds only (half the real step): diffusion falls short. */
+/* Two rounds without the spreading step: diffusion falls short. */
 static void weak_mix_two_rounds(uint32_t v[4], uint64_t x)
 {
 	int i;
@@ -1084,11 +1134,14 @@ static void jitter_source_stuck_and_biased(void)
 	all_sources_back();
 }
 
+/* SP 800-90B's sample count for a healthy source: 10^6 real deltas. */
+#define JITTER_REAL_DELTAS 1000000ull
+
 static void jitter_source_real(void)
 {
 	struct surand_entropy_source_stats e0, e1;
-	int i;
-	double t0;
+	uint64_t n, rounds = 0;
+	double t0, dt;
 
 	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
 	surand_test_entropy_health_reset(SURAND_ES_JITTER);
@@ -1096,24 +1149,132 @@ static void jitter_source_real(void)
 	t0 = t_now_s();
 	surand_entropy_collect();
 	/* bounded: one round is 64 deltas or 200 us (plus a preemption) */
-	T_ASSERT_MSG(t_now_s() - t0 < 0.5, "one jitter round took %.3f s", t_now_s() - t0);
-	for (i = 0; i < 30; i++)
+	dt = t_now_s() - t0;
+	T_ASSERT_MSG(dt < 0.5, "one jitter round took %.3f s", dt);
+	/* start-up: nothing is credited while at most 1024 deltas were taken
+	 * (a round takes at most 64, so the loop stops at 961..1024) */
+	while ((e1 = src_stats(SURAND_ES_JITTER)).c.samples - e0.c.samples <= 1024 - 64 && !e1.disabled)
 		surand_entropy_collect();
-	e1 = src_stats(SURAND_ES_JITTER);
-	T_ASSERT(e1.c.samples > e0.c.samples);
-	T_ASSERT_EQ_U64(e1.c.bytes - e0.c.bytes, 8 * (e1.c.samples - e0.c.samples));
-	/* never more than 1 bit per 8 deltas; nothing during the 1024-sample start-up */
-	T_ASSERT(e1.c.credited - e0.c.credited <= (e1.c.samples - e0.c.samples) / 8);
-	if (e1.c.samples - e0.c.samples <= 1024)
-		T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
-	printf("# jitter: %llu deltas, %llu bits credited, %llu RCT / %llu APT alarms%s\n",
-	       (unsigned long long)(e1.c.samples - e0.c.samples),
+	T_ASSERT_MSG(!e1.disabled, "jitter disabled in its start-up (%llu RCT / %llu APT alarms)",
+		     (unsigned long long)(e1.c.health_rct - e0.c.health_rct),
+		     (unsigned long long)(e1.c.health_apt - e0.c.health_apt));
+	T_ASSERT(e1.c.samples - e0.c.samples > 1024 - 64 && e1.c.samples - e0.c.samples <= 1024);
+	T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
+	/* 10^6 real deltas: a healthy source never alarms (each test's false
+	 * positive rate is 2^-30 per sample) and is never disabled */
+	t0 = t_now_s();
+	do {
+		surand_entropy_collect();
+		rounds++;
+		e1 = src_stats(SURAND_ES_JITTER);
+	} while (e1.c.samples - e0.c.samples < JITTER_REAL_DELTAS && !e1.disabled);
+	dt = t_now_s() - t0;
+	n = e1.c.samples - e0.c.samples;
+	printf("# jitter: %llu real deltas in %llu rounds, %.2f s; %llu bits credited, "
+	       "%llu RCT / %llu APT alarms%s\n",
+	       (unsigned long long)n, (unsigned long long)rounds, dt,
 	       (unsigned long long)(e1.c.credited - e0.c.credited),
 	       (unsigned long long)(e1.c.health_rct - e0.c.health_rct),
 	       (unsigned long long)(e1.c.health_apt - e0.c.health_apt),
 	       e1.disabled ? " (disabled: this machine's timer is too regular)" : "");
+	T_ASSERT_MSG(!e1.disabled, "the real jitter source was disabled after %llu deltas",
+		     (unsigned long long)n);
+	T_ASSERT_EQ_U64(e1.c.health_rct, e0.c.health_rct);
+	T_ASSERT_EQ_U64(e1.c.health_apt, e0.c.health_apt);
+	T_ASSERT(n >= JITTER_REAL_DELTAS);
+	T_ASSERT_EQ_U64(e1.c.failures, e0.c.failures);
+	T_ASSERT_EQ_U64(e1.c.bytes - e0.c.bytes, 8 * n);
+	/* no alarm: every delta after the 1024 of the start-up passed, and
+	 * earned 1/8 bit (the remainder carried from round to round) */
+	T_ASSERT_EQ_U64(e1.c.credited - e0.c.credited, (n - 1024) / 8);
 	surand_test_entropy_health_reset(SURAND_ES_JITTER);
 	all_sources_back();
+}
+
+/* A round stops once 200 us have passed, at most one delta late. */
+static void jitter_round_keeps_its_time_budget(void)
+{
+	struct surand_entropy_source_stats e0, e1;
+	const uint64_t slow_ns = 50000; /* 64 such deltas: 3.2 ms */
+	uint64_t n, most = 0;
+	double t0, dt, worst = 0;
+	int i;
+
+	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	surand_test_jitter_slow(slow_ns);
+	for (i = 0; i < 10; i++) {
+		e0 = src_stats(SURAND_ES_JITTER);
+		t0 = t_now_s();
+		surand_entropy_collect();
+		dt = t_now_s() - t0;
+		e1 = src_stats(SURAND_ES_JITTER);
+		n = e1.c.samples - e0.c.samples;
+		/* after 4 deltas at least 4 x 50 us have passed: over budget */
+		T_ASSERT_MSG(n >= 1 && n <= 200000 / slow_ns, "round %d: %llu slow deltas", i,
+			     (unsigned long long)n);
+		T_ASSERT_EQ_U64(e1.c.bytes - e0.c.bytes, 8 * n);
+		if (n > most)
+			most = n;
+		if (dt > worst)
+			worst = dt;
+	}
+	surand_test_jitter_slow(0);
+	printf("# jitter with 50 us deltas: at most %llu deltas per round, slowest round %.0f us\n",
+	       (unsigned long long)most, worst * 1e6);
+	/* 64 deltas would take 3.2 ms; a preemption may add to one round */
+	T_ASSERT_MSG(worst < 0.5, "a slow jitter round took %.3f s", worst);
+	/* and a scheduled reseed with the slow source is bounded the same way */
+	surand_test_jitter_slow(slow_ns);
+	e0 = src_stats(SURAND_ES_JITTER);
+	T_ASSERT(timer_reseed() == 0);
+	e1 = src_stats(SURAND_ES_JITTER);
+	surand_test_jitter_slow(0);
+	n = e1.c.samples - e0.c.samples;
+	T_ASSERT_MSG(n >= 1 && n <= 200000 / slow_ns, "the reseed's round took %llu slow deltas",
+		     (unsigned long long)n);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	all_sources_back();
+}
+
+/*
+ * A sampler that hangs (held here through the single-sampler flag, as a
+ * thread stuck in a source would hold it): a scheduled reseed goes on
+ * without sampling, raises the sources' skipped counters and returns at
+ * once.  In a child with a time limit, so a reseed that waited shows as a
+ * failure, not as a hung test.
+ */
+static void sampler_held_body(void)
+{
+	struct surand_entropy_source_stats j0, c0, j1, c1;
+	uint8_t x[16];
+	double t0, dt;
+	int r;
+
+	surand_bytes(x, sizeof(x)); /* the fork child's own re-seed first */
+	j0 = src_stats(SURAND_ES_JITTER);
+	c0 = src_stats(SURAND_ES_CPU);
+	surand_test_entropy_hold_sampler(1);
+	t0 = t_now_s();
+	r = timer_reseed();
+	dt = t_now_s() - t0;
+	j1 = src_stats(SURAND_ES_JITTER);
+	c1 = src_stats(SURAND_ES_CPU);
+	surand_test_entropy_hold_sampler(0);
+	T_ASSERT_MSG(r == 0, "no scheduled reseed happened");
+	T_ASSERT_MSG(dt < 0.5, "a reseed with the sampler held took %.3f s", dt);
+	T_ASSERT_EQ_U64(j1.c.samples, j0.c.samples);
+	T_ASSERT_EQ_U64(c1.c.samples, c0.c.samples);
+	T_ASSERT_EQ_U64(j1.c.skipped, j0.c.skipped + 1);
+	T_ASSERT_EQ_U64(c1.c.skipped, c0.c.skipped + 1);
+	/* released, the next scheduled reseed samples again */
+	T_ASSERT(timer_reseed() == 0);
+	T_ASSERT(src_stats(SURAND_ES_JITTER).c.samples > j1.c.samples);
+}
+
+static void reseed_never_waits_for_a_hung_sampler(void)
+{
+	(void)t_in_child(sampler_held_body, 30);
 }
 
 static void cpu_rng_absent_failing_stuck(void)
@@ -1140,37 +1301,44 @@ static void cpu_rng_absent_failing_stuck(void)
 	T_ASSERT_EQ_U64(e1.c.samples, e0.c.samples);
 	T_ASSERT(e1.c.skipped >= e0.c.skipped + 4);
 
-	/* failing: counted, bounded, nothing credited */
+	/* failing: counted, bounded, nothing credited.  The fault stands in for
+	 * both instructions (present, never any data), on any CPU. */
 	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_FAILING);
 	e0 = src_stats(SURAND_ES_CPU);
-	if (e0.available) {
-		t0 = t_now_s();
-		for (i = 0; i < 3; i++)
-			surand_entropy_collect();
-		dt = t_now_s() - t0;
-		T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
-		surand_bytes(out, sizeof(out));
-		e1 = src_stats(SURAND_ES_CPU);
-		T_ASSERT(e1.c.failures >= e0.c.failures + 3);
-		T_ASSERT_EQ_U64(e1.c.samples, e0.c.samples);
-		T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
-		T_ASSERT_MSG(dt < 0.5, "3 rounds with a failing RDSEED took %.3f s", dt);
-	}
+	T_ASSERT_EQ_U64(e0.available, 1);
+	t0 = t_now_s();
+	for (i = 0; i < 3; i++)
+		surand_entropy_collect();
+	dt = t_now_s() - t0;
+	T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
+	surand_bytes(out, sizeof(out));
+	e1 = src_stats(SURAND_ES_CPU);
+	/* 4 words a round, each tried on RDSEED, then on RDRAND */
+	T_ASSERT(e1.c.failures >= e0.c.failures + 3 * 4 * 2);
+	T_ASSERT_EQ_U64(e1.c.samples, e0.c.samples);
+	T_ASSERT_EQ_U64(e1.c.bytes, e0.c.bytes);
+	T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
+	T_ASSERT_MSG(dt < 0.5, "3 rounds with a failing RDSEED took %.3f s", dt);
 
-	/* stuck: health alarms, disabled, never credited even when trusted */
+	/* stuck: health alarms, disabled (RDSEED, then RDRAND), never credited
+	 * even when trusted */
 	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_STUCK);
 	surand_test_entropy_health_reset(SURAND_ES_CPU);
 	e0 = src_stats(SURAND_ES_CPU);
-	if (e0.available) {
-		for (i = 0; i < 10; i++)
-			surand_entropy_collect();
-		e1 = src_stats(SURAND_ES_CPU);
-		T_ASSERT(e1.c.health_rct >= e0.c.health_rct + 3);
-		T_ASSERT(e1.disabled);
-		T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
-		T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
-		surand_bytes(out, sizeof(out));
-	}
+	T_ASSERT_EQ_U64(e0.available, 1);
+	for (i = 0; i < 10; i++)
+		surand_entropy_collect();
+	e1 = src_stats(SURAND_ES_CPU);
+	T_ASSERT(e1.c.health_rct >= e0.c.health_rct + 2 * SURAND_HEALTH_MAX_ALARMS);
+	T_ASSERT(e1.disabled);
+	T_ASSERT(e1.c.bytes > e0.c.bytes); /* mixed while it ran */
+	T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
+	/* disabled: no longer sampled */
+	surand_entropy_collect();
+	T_ASSERT_EQ_U64(src_stats(SURAND_ES_CPU).c.samples, e1.c.samples);
+	T_ASSERT_EQ_U64(src_stats(SURAND_ES_CPU).c.skipped, e1.c.skipped + 1);
+	T_ASSERT(timer_reseed() == 0 && surand_reseed() == 0);
+	surand_bytes(out, sizeof(out));
 	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_NONE);
 	surand_test_entropy_health_reset(SURAND_ES_CPU);
 	unsetenv("SURAND_TRUST_CPU");
@@ -1302,6 +1470,283 @@ static void environment_switches(void)
 	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 64);
 	surand_add_event(1);
 	T_ASSERT_EQ_U64(stats().events, s0.events + 1);
+	all_sources_back();
+}
+
+/* ==== the public per-source stats (surand_source_stats) ======================== */
+
+static struct surand_source_stats pub_stats(void)
+{
+	struct surand_source_stats s;
+
+	memset(&s, 0, sizeof(s));
+	(void)surand_source_stats(&s, sizeof(s));
+	return s;
+}
+
+/* 1 when the public entry says what the internal counters say. */
+static int pub_matches_internal(const struct surand_source_stat *p, int src)
+{
+	struct surand_entropy_source_stats e = src_stats(src);
+
+	return p->enabled == e.on && p->available == e.available && p->disabled == e.disabled &&
+	       p->credit_paused == e.credit_paused && p->samples == e.c.samples &&
+	       p->bytes == e.c.bytes && p->credited_bits == e.c.credited &&
+	       p->failures == e.c.failures && p->skipped == e.c.skipped &&
+	       p->health_rct == e.c.health_rct && p->health_apt == e.c.health_apt &&
+	       p->overflow == e.c.overflow;
+}
+
+/* Bytes of b from off on that still hold the fill byte. */
+static int untouched_from(const unsigned char *b, size_t off, size_t end, unsigned char fill)
+{
+	for (; off < end; off++)
+		if (b[off] != fill)
+			return 0;
+	return 1;
+}
+
+static void source_stats_size_and_bad_input(void)
+{
+	static const char *const names[] = { "kernel", "cpu", "jitter", "app", "events" };
+	static union {
+		struct surand_source_stats s;
+		unsigned char b[sizeof(struct surand_source_stats) + 32];
+	} u;
+	const size_t full = sizeof(struct surand_source_stats);
+	const size_t one = offsetof(struct surand_source_stats, source[1]);
+	unsigned i;
+
+	/* as surand_stats: NULL or a size without the header is EINVAL */
+	errno = 0;
+	T_ASSERT(surand_source_stats(NULL, full) == -1 && errno == EINVAL);
+	errno = 0;
+	T_ASSERT(surand_source_stats(&u.s, 0) == -1 && errno == EINVAL);
+	errno = 0;
+	T_ASSERT(surand_source_stats(&u.s, 7) == -1 && errno == EINVAL);
+	/* an older, shorter struct: exactly size bytes are written */
+	memset(u.b, 0xa5, sizeof(u.b));
+	T_ASSERT(surand_source_stats(&u.s, 8) == 0);
+	T_ASSERT_EQ_U64(u.s.size, 8);
+	T_ASSERT_EQ_U64(u.s.version, 1);
+	T_ASSERT(untouched_from(u.b, 8, sizeof(u.b), 0xa5));
+	memset(u.b, 0xa5, sizeof(u.b));
+	T_ASSERT(surand_source_stats(&u.s, one) == 0);
+	T_ASSERT_EQ_U64(u.s.size, one);
+	T_ASSERT(strcmp(u.s.source[0].name, "kernel") == 0);
+	T_ASSERT(untouched_from(u.b, one, sizeof(u.b), 0xa5));
+	/* a newer, longer struct: only what this library knows */
+	memset(u.b, 0xa5, sizeof(u.b));
+	T_ASSERT(surand_source_stats(&u.s, sizeof(u.b)) == 0);
+	T_ASSERT_EQ_U64(u.s.size, full);
+	T_ASSERT(untouched_from(u.b, full, sizeof(u.b), 0xa5));
+	/* one entry per source, in order, named as SURAND_ENTROPY_OFF names them */
+	T_ASSERT_EQ_U64(u.s.nsources, SURAND_ES_COUNT);
+	T_ASSERT_EQ_U64(sizeof(names) / sizeof(names[0]), SURAND_ES_COUNT);
+	for (i = 0; i < SURAND_ES_COUNT; i++) {
+		T_ASSERT_MSG(strcmp(u.s.source[i].name, names[i]) == 0, "source %u is \"%.16s\"", i,
+			     u.s.source[i].name);
+		T_ASSERT_MSG(pub_matches_internal(&u.s.source[i], (int)i),
+			     "source %s: public and internal counters differ", names[i]);
+	}
+	for (; i < SURAND_SOURCES_MAX; i++)
+		T_ASSERT(u.s.source[i].name[0] == 0 && u.s.source[i].samples == 0);
+}
+
+static void source_stats_move_with_the_sources(void)
+{
+	struct surand_source_stats a, b;
+	const struct surand_cpu_features *f = surand_cpu_features();
+	uint8_t buf[16];
+	unsigned count = 99;
+	uint64_t i;
+	int k;
+
+	quiet_sources();
+	T_ASSERT(drain_credit() == 0);
+	/* app: one call, its bytes and its credit */
+	t_randbytes(&rng, buf, sizeof(buf));
+	a = pub_stats();
+	T_ASSERT(surand_add_entropy(buf, sizeof(buf), 24) == 0);
+	b = pub_stats();
+	T_ASSERT_EQ_U64(b.source[SURAND_ES_APP].samples, a.source[SURAND_ES_APP].samples + 1);
+	T_ASSERT_EQ_U64(b.source[SURAND_ES_APP].bytes, a.source[SURAND_ES_APP].bytes + 16);
+	T_ASSERT_EQ_U64(b.source[SURAND_ES_APP].credited_bits, a.source[SURAND_ES_APP].credited_bits + 24);
+	T_ASSERT_EQ_U64(b.pool_credit_bits, 24);
+	T_ASSERT_EQ_U64(b.pool_credit_bits, stats().pool_credit_bits);
+	/* events: 64 from a spill boundary are one spill of 16 bytes, 1 bit */
+	surand_test_fastpool_force_slot(0);
+	surand_add_event(1);
+	T_ASSERT(surand_test_fastpool_slot(0, &count, NULL) == 0);
+	while (count != 0) {
+		surand_add_event(t_rand64(&rng));
+		T_ASSERT(surand_test_fastpool_slot(0, &count, NULL) == 0);
+	}
+	a = pub_stats();
+	for (i = 0; i < SURAND_FP_SPILL_EVENTS; i++)
+		surand_add_event(t_rand64(&rng));
+	b = pub_stats();
+	surand_test_fastpool_force_slot(-1);
+	T_ASSERT_EQ_U64(b.source[SURAND_ES_EVENTS].samples, a.source[SURAND_ES_EVENTS].samples + 64);
+	T_ASSERT_EQ_U64(b.source[SURAND_ES_EVENTS].bytes, a.source[SURAND_ES_EVENTS].bytes + 16);
+	T_ASSERT_EQ_U64(b.source[SURAND_ES_EVENTS].credited_bits,
+			a.source[SURAND_ES_EVENTS].credited_bits + 1);
+	/* a catastrophic reseed: counted, the credit spent, one extraction */
+	T_ASSERT(surand_add_entropy(buf, sizeof(buf), 128) == 0);
+	T_ASSERT(surand_add_entropy(buf, sizeof(buf), 128) == 0);
+	a = pub_stats();
+	T_ASSERT_EQ_U64(a.pool_credit_bits, 256);
+	T_ASSERT(surand_reseed() == 0);
+	b = pub_stats();
+	T_ASSERT_EQ_U64(b.reseeds_catastrophic, a.reseeds_catastrophic + 1);
+	T_ASSERT_EQ_U64(b.reseeds_catastrophic, stats().reseeds_catastrophic);
+	T_ASSERT_EQ_U64(b.pool_extractions, a.pool_extractions + 1);
+	T_ASSERT_EQ_U64(b.pool_credit_bits, 0);
+	/* jitter: off, then sampled by a round */
+	T_ASSERT_EQ_U64(b.source[SURAND_ES_JITTER].enabled, 0);
+	surand_test_entropy_source_set(SURAND_ES_JITTER, 1);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	a = pub_stats();
+	T_ASSERT_EQ_U64(a.source[SURAND_ES_JITTER].enabled, 1);
+	T_ASSERT_EQ_U64(a.source[SURAND_ES_JITTER].credit_paused, 0); /* no round yet */
+	surand_entropy_collect();
+	b = pub_stats();
+	T_ASSERT(b.source[SURAND_ES_JITTER].samples > a.source[SURAND_ES_JITTER].samples);
+	T_ASSERT_EQ_U64(b.source[SURAND_ES_JITTER].bytes - a.source[SURAND_ES_JITTER].bytes,
+			8 * (b.source[SURAND_ES_JITTER].samples - a.source[SURAND_ES_JITTER].samples));
+	T_ASSERT_EQ_U64(b.source[SURAND_ES_JITTER].credit_paused, 1); /* start-up */
+	T_ASSERT_EQ_U64(b.source[SURAND_ES_CPU].skipped, a.source[SURAND_ES_CPU].skipped + 1);
+	/* a stuck jitter source: failures counted, disabled for the process */
+	surand_test_jitter_fault(SURAND_TEST_JITTER_STUCK);
+	for (k = 0; k < 100 && !pub_stats().source[SURAND_ES_JITTER].disabled; k++)
+		surand_entropy_collect();
+	surand_test_jitter_fault(SURAND_TEST_JITTER_NONE);
+	a = pub_stats();
+	T_ASSERT_EQ_U64(a.source[SURAND_ES_JITTER].disabled, 1);
+	T_ASSERT(a.source[SURAND_ES_JITTER].health_rct >=
+		 b.source[SURAND_ES_JITTER].health_rct + SURAND_HEALTH_MAX_ALARMS);
+	T_ASSERT_EQ_U64(a.source[SURAND_ES_JITTER].credited_bits, b.source[SURAND_ES_JITTER].credited_bits);
+	/* the cpu entry says what this machine has */
+	T_ASSERT_EQ_U64(a.source[SURAND_ES_CPU].available, (uint64_t)(f->rdseed || f->rdrand));
+	for (k = 0; k < SURAND_ES_COUNT; k++)
+		T_ASSERT_MSG(pub_matches_internal(&a.source[k], k), "source %d: public != internal", k);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	all_sources_back();
+}
+
+/* ==== secret buffers outside the pool's state ==================================== */
+
+/* VmFlags of the mapping that holds [p, p + len) whole, or "" (none). */
+static void vmflags_of(const void *p, size_t len, char *flags, size_t cap)
+{
+	char line[512];
+	uintptr_t a = (uintptr_t)p, s, e;
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	flags[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &s, &e) == 2 && strchr(line, '-') &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in = s <= a && a + len <= e;
+		} else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			snprintf(flags, cap, "%s", line + 8);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* 1 when the flags hold fl as a word ("dd", "wf", "dp"). */
+static int has_vmflag(const char *flags, const char *fl)
+{
+	size_t n = strlen(fl);
+	const char *p = flags;
+
+	while ((p = strstr(p, fl)) != NULL) {
+		if ((p == flags || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || p[n] == 0))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+static int all_zero(const void *p, size_t len)
+{
+	const volatile unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * The jitter loop's buffer and the pool's pending digests (the lock-free
+ * input of signal handlers) live in wipe-on-fork memory: their mappings are
+ * dd (never dumped) and wf or dp (wiped on fork / droppable), and a child
+ * made by a raw clone(), which runs no atfork handler, sees them zeroed.
+ */
+static void secret_buffers_in_wipe_on_fork_memory(void)
+{
+	const void *pend, *jb;
+	size_t plen = 0, jlen = 0;
+	char flags[256];
+	int status;
+	pid_t pid;
+
+	if (surand_secmem_kind() < 0) {
+		t_skip("the kernel has neither MAP_DROPPABLE nor MADV_WIPEONFORK (Linux 4.14+): "
+		       "the atfork handler wipes instead (test_entropy_fork)", NULL);
+		return;
+	}
+	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
+	T_ASSERT(surand_add_entropy("set-up", 6, 0) == 0); /* the pool's page */
+	surand_entropy_collect();                          /* the jitter buffer */
+	pend = surand_test_entropy_pending_area(&plen);
+	jb = surand_test_jitter_buffer(&jlen);
+	T_ASSERT(pend != NULL && plen == 32);
+	T_ASSERT(jb != NULL && jlen == 16384);
+	vmflags_of(pend, plen, flags, sizeof(flags));
+	T_ASSERT_MSG(has_vmflag(flags, "dd") && (has_vmflag(flags, "wf") || has_vmflag(flags, "dp")),
+		     "pending digests in a mapping with VmFlags:%s", flags[0] ? flags : " (none found)\n");
+	vmflags_of(jb, jlen, flags, sizeof(flags));
+	T_ASSERT_MSG(has_vmflag(flags, "dd") && (has_vmflag(flags, "wf") || has_vmflag(flags, "dp")),
+		     "jitter buffer in a mapping with VmFlags:%s", flags[0] ? flags : " (none found)\n");
+	/* something pending (as a signal handler inside the pool leaves it) */
+	surand_entropy_nest++;
+	T_ASSERT(surand_add_entropy("pending", 7, 8) == 0);
+	surand_entropy_nest--;
+	T_ASSERT(!all_zero(pend, plen));
+	T_ASSERT(!all_zero(jb, jlen)); /* a round has written it */
+	fflush(stdout);
+	fflush(stderr);
+	/* a raw clone: a child without pthread_atfork handlers */
+	pid = (pid_t)syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		int r = (all_zero(pend, plen) ? 0 : 1) | (all_zero(jb, jlen) ? 0 : 2);
+
+		syscall(SYS_exit_group, r);
+	}
+	T_ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	T_ASSERT_MSG(WEXITSTATUS(status) == 0, "in the clone child, not zeroed:%s%s",
+		     (WEXITSTATUS(status) & 1) ? " pending digests" : "",
+		     (WEXITSTATUS(status) & 2) ? " jitter buffer" : "");
+	/* the parent keeps its pending input: the next lock holder folds it */
+	T_ASSERT(!all_zero(pend, plen));
+	{
+		uint8_t d[32];
+		unsigned c0 = surand_pool_credit_bits();
+
+		T_ASSERT(surand_test_entropy_pool_digest(d) == 0);
+		T_ASSERT(all_zero(pend, plen));
+		T_ASSERT_EQ_U64(surand_pool_credit_bits(), c0 + 8 > 256 ? 256 : c0 + 8);
+		surand_wipe(d, sizeof(d));
+	}
 	all_sources_back();
 }
 
@@ -1473,40 +1918,46 @@ int main(int argc, char **argv)
 
 	t_init(argc, argv);
 	t_child_main(argc, argv, child_cases);
-	T_RUN(mix_does_not_credit_and_credit_does_not_mix);
-	T_RUN(credit_cap_and_bad_input);
-	T_RUN(extraction_rekeys_and_never_repeats);
-	T_RUN(catastrophic_threshold_255_vs_256);
-	T_RUN(catastrophic_threshold_deterministic);
-	T_RUN(fastpool_spills_after_64_events);
-	T_RUN(fastpool_spills_after_1s);
-	T_RUN(fastpool_avalanche);
-	T_RUN(events_from_8_threads_none_lost);
-	T_RUN(fastpool_lock_mode_chosen_at_setup);
-	T_RUN(fastpool_spills_own_cpu_slot);
-	T_RUN(events_8_threads_and_flusher);
-	T_RUN(fastpool_signal_handler_events);
-	T_RUN(fastpool_spills_after_64_events_xchg);
-	T_RUN(fastpool_spills_after_1s_xchg);
-	T_RUN(events_from_8_threads_none_lost_xchg);
-	T_RUN(events_8_threads_and_flusher_xchg);
-	T_RUN(fastpool_signal_handler_events_xchg);
-	T_RUN(fastpool_xchg_mode_when_rseq_off);
-	T_RUN(health_cutoffs);
-	T_RUN(health_fires_on_stuck_source);
-	T_RUN(health_fires_on_biased_source);
-	T_RUN(health_quiet_on_healthy_sources);
-	T_RUN(health_policy_startup_holdoff_disable);
-	T_RUN(jitter_source_stuck_and_biased);
-	T_RUN(jitter_source_real);
-	T_RUN(cpu_rng_absent_failing_stuck);
-	T_RUN(cpu_rng_credited_only_when_trusted);
-	T_RUN(scheduled_reseeds_sample_the_sources);
-	T_RUN(catastrophic_at_scheduled_reseed);
-	T_RUN(environment_switches);
-	T_RUN(nested_calls_take_the_lock_free_path);
-	T_RUN(signal_handlers_never_deadlock);
-	T_RUN(child_pool_differs);
-	T_RUN(kernel_source_off_keeps_seeding);
+	case_env_save();
+	E_RUN(mix_does_not_credit_and_credit_does_not_mix);
+	E_RUN(credit_cap_and_bad_input);
+	E_RUN(extraction_rekeys_and_never_repeats);
+	E_RUN(catastrophic_threshold_255_vs_256);
+	E_RUN(catastrophic_threshold_deterministic);
+	E_RUN(fastpool_spills_after_64_events);
+	E_RUN(fastpool_spills_after_1s);
+	E_RUN(fastpool_avalanche);
+	E_RUN(events_from_8_threads_none_lost);
+	E_RUN(fastpool_lock_mode_chosen_at_setup);
+	E_RUN(fastpool_spills_own_cpu_slot);
+	E_RUN(events_8_threads_and_flusher);
+	E_RUN(fastpool_signal_handler_events);
+	E_RUN(fastpool_spills_after_64_events_xchg);
+	E_RUN(fastpool_spills_after_1s_xchg);
+	E_RUN(events_from_8_threads_none_lost_xchg);
+	E_RUN(events_8_threads_and_flusher_xchg);
+	E_RUN(fastpool_signal_handler_events_xchg);
+	E_RUN(fastpool_xchg_mode_when_rseq_off);
+	E_RUN(health_cutoffs);
+	E_RUN(health_fires_on_stuck_source);
+	E_RUN(health_fires_on_biased_source);
+	E_RUN(health_quiet_on_healthy_sources);
+	E_RUN(health_policy_startup_holdoff_disable);
+	E_RUN(jitter_source_stuck_and_biased);
+	E_RUN(jitter_source_real);
+	E_RUN(jitter_round_keeps_its_time_budget);
+	E_RUN(reseed_never_waits_for_a_hung_sampler);
+	E_RUN(cpu_rng_absent_failing_stuck);
+	E_RUN(cpu_rng_credited_only_when_trusted);
+	E_RUN(scheduled_reseeds_sample_the_sources);
+	E_RUN(catastrophic_at_scheduled_reseed);
+	E_RUN(environment_switches);
+	E_RUN(nested_calls_take_the_lock_free_path);
+	E_RUN(signal_handlers_never_deadlock);
+	E_RUN(child_pool_differs);
+	E_RUN(kernel_source_off_keeps_seeding);
+	E_RUN(source_stats_size_and_bad_input);
+	E_RUN(source_stats_move_with_the_sources);
+	E_RUN(secret_buffers_in_wipe_on_fork_memory);
 	return t_done();
 }

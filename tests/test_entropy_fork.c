@@ -2,7 +2,8 @@
  * test_entropy_fork.c - the input side across fork() where the kernel has no
  * wipe-on-fork memory (secmem kind -1, forced before first use): the pool and
  * the fast pools must still restart empty in the child, because the fork
- * handler wipes them explicitly.  (test_entropy.c covers the default kind.)
+ * handler wipes them explicitly, the jitter buffer and the pending digests
+ * of signal handlers included.  (test_entropy.c covers the default kind.)
  * SPDX-License-Identifier: MIT
  */
 #include "harness.h"
@@ -89,10 +90,62 @@ static void child_restarts_empty_without_wipeonfork(void)
 	surand_test_fastpool_force_slot(-1);
 }
 
+static int all_zero(const void *p, size_t len)
+{
+	const volatile unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * The other secret buffers (the jitter loop's buffer, the pool's pending
+ * digests from signal handlers): without wipe-on-fork memory the fork
+ * handler must wipe them itself.
+ */
+static void secret_buffers_wiped_in_child_without_wipeonfork(void)
+{
+	const void *pend, *jb;
+	size_t plen = 0, jlen = 0;
+	int status;
+	pid_t pid;
+
+	T_ASSERT_EQ_U64((uint64_t)(int64_t)surand_secmem_kind(), (uint64_t)(int64_t)-1);
+	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
+	surand_test_entropy_source_set(SURAND_ES_JITTER, 1);
+	surand_entropy_collect(); /* maps and fills the jitter buffer */
+	surand_test_entropy_source_set(SURAND_ES_JITTER, 0);
+	/* pending input, as a signal handler inside the pool leaves it */
+	surand_entropy_nest++;
+	T_ASSERT(surand_add_entropy("pending", 7, 8) == 0);
+	surand_entropy_nest--;
+	pend = surand_test_entropy_pending_area(&plen);
+	jb = surand_test_jitter_buffer(&jlen);
+	T_ASSERT(pend != NULL && plen > 0 && jb != NULL && jlen > 0);
+	T_ASSERT(!all_zero(pend, plen));
+	T_ASSERT(!all_zero(jb, jlen));
+	fflush(stdout);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0)
+		_exit((all_zero(pend, plen) ? 0 : 1) | (all_zero(jb, jlen) ? 0 : 2));
+	T_ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	T_ASSERT_MSG(WEXITSTATUS(status) == 0, "in the fork child, not wiped:%s%s",
+		     (WEXITSTATUS(status) & 1) ? " pending digests" : "",
+		     (WEXITSTATUS(status) & 2) ? " jitter buffer" : "");
+	/* the parent's stay */
+	T_ASSERT(!all_zero(pend, plen));
+	T_ASSERT(!all_zero(jb, jlen));
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv);
 	surand_test_secmem_force(-1); /* before any secret memory is mapped */
 	T_RUN(child_restarts_empty_without_wipeonfork);
+	T_RUN(secret_buffers_wiped_in_child_without_wipeonfork);
 	return t_done();
 }
