@@ -50,11 +50,35 @@ sub() { # name command...: one timed sub-stage, its output kept in $R/ci-<name>.
 }
 
 # ---- statistical batteries ------------------------------------------------------
-# dieharder's verdict column of every result line of one run.
-dh_verdicts() { awk -F'|' 'NF >= 6 && $6 ~ /PASSED|WEAK|FAILED/ { gsub(/ /, "", $6); gsub(/ /, "", $1); print $1, $5, $6 }'; }
+# dieharder's final p-value of a test is a Kolmogorov-Smirnov-type statistic
+# over its p-samples.  With few p-samples its UPPER tail is far too heavy:
+# dieharder's own AES_OFB generator (-g 205) at -p 10 gave, over 165 results
+# of these five tests (2026-12-04), 17% above 0.995 and 2.4% above 1-10^-6
+# (dieharder's FAILED), and none below 0.005; at -p 100, 30 sts_monobit runs
+# were uniform (none above 0.995).  A final p near 1 says the p-samples were
+# spread MORE evenly than chance; a non-random stream shows in the lower tail
+# (its p-samples bunch up, and the final p goes to 0).  So below
+# DIEHARDER_TWO_TAILED_PSAMPLES only the lower tail is judged (FAILED below
+# 10^-6; WEAK below 0.005, retried), and an upper-tail verdict is counted as
+# "high" and reported, not failed; from that count on, dieharder's own
+# two-sided verdicts stand.  (CI run of 2026-12-04: legacy, -p 10, sts_monobit
+# p = 1.00000000 "FAILED".)
+DIEHARDER_TWO_TAILED_PSAMPLES=100
+
+# One line per result of one run: name, p-value and verdict, the verdict
+# re-judged for the p-sample count $1 as above (PASSED, WEAK, FAILED or HIGH).
+dh_verdicts() {
+	awk -F'|' -v ps="$1" -v two="$DIEHARDER_TWO_TAILED_PSAMPLES" '
+		NF >= 6 && $6 ~ /PASSED|WEAK|FAILED/ {
+			gsub(/ /, "", $6); gsub(/ /, "", $1); gsub(/ /, "", $5)
+			v = $6
+			if (ps < two && v != "PASSED" && $5 + 0 > 0.5) v = "HIGH"
+			print $1, $5, v
+		}'
+}
 
 batteries() {
-	local t0 b tol exp f weak failed dh n v
+	local t0 b tol exp f weak high failed dh n v
 	t0=$(date +%s)
 	read -r tol exp < <("$R/fips-tolerance" 8000) || return 1
 	local list nb allow mbps ps s0
@@ -81,24 +105,27 @@ batteries() {
 		if [ "$f" -le "$tol" ]; then v=pass; else v=FAIL; fi
 		echo "RELIABILITY rngtest[$b]|20 MB, 8000 FIPS 140-2 blocks: $f failed (expected $exp, tolerance $tol)|$v|0|0|0"
 		[ $v = pass ] || { echo "batteries: rngtest: $f of 8000 blocks failed for $b (tolerance $tol)"; return 1; }
-		weak=0 failed=0 n=0
+		weak=0 high=0 failed=0 n=0
 		for d in $DIEHARDER_TESTS; do
-			dh=$(SURAND_BACKEND=$b "$BUILD/surand" -n inf 2>/dev/null | timeout 300 dieharder -g 200 -d "$d" -p "$ps" 2>&1 | dh_verdicts)
+			dh=$(SURAND_BACKEND=$b "$BUILD/surand" -n inf 2>/dev/null | timeout 300 dieharder -g 200 -d "$d" -p "$ps" 2>&1 | dh_verdicts "$ps")
 			if [ -z "$dh" ]; then echo "batteries: dieharder -d $d gave no verdict for $b"; return 1; fi
 			n=$((n + $(echo "$dh" | wc -l)))
+			if echo "$dh" | grep -q HIGH; then
+				high=$((high + $(echo "$dh" | grep -c HIGH))); echo "$b dieharder -d $d upper tail at -p $ps, not judged: $dh"
+			fi
 			if echo "$dh" | grep -q FAILED; then
 				failed=$((failed + 1)); echo "$b dieharder -d $d: $dh"
 			elif echo "$dh" | grep -q WEAK; then
 				# WEAK: p outside [0.005, 0.995], one test in 100 by chance: once more.
 				weak=$((weak + 1)); echo "$b dieharder -d $d WEAK, retried: $dh"
-				dh=$(SURAND_BACKEND=$b "$BUILD/surand" -n inf 2>/dev/null | timeout 300 dieharder -g 200 -d "$d" -p "$ps" 2>&1 | dh_verdicts)
+				dh=$(SURAND_BACKEND=$b "$BUILD/surand" -n inf 2>/dev/null | timeout 300 dieharder -g 200 -d "$d" -p "$ps" 2>&1 | dh_verdicts "$ps")
 				if [ -z "$dh" ] || echo "$dh" | grep -qE 'FAILED|WEAK'; then
 					failed=$((failed + 1)); echo "$b dieharder -d $d retry: ${dh:-no verdict}"
 				fi
 			fi
 		done
 		if [ $failed -eq 0 ]; then v=pass; else v=FAIL; fi
-		echo "RELIABILITY dieharder[$b]|dieharder -d $DIEHARDER_TESTS -p $ps fed by surand -n inf ($mbps MB/s): $n results, $weak WEAK (retried), $failed failed, $(awk -v a="$s0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s|$v|0|0|0"
+		echo "RELIABILITY dieharder[$b]|dieharder -d $DIEHARDER_TESTS -p $ps fed by surand -n inf ($mbps MB/s): $n results, $weak WEAK (retried), $high high (upper tail below $DIEHARDER_TWO_TAILED_PSAMPLES p-samples, not judged), $failed failed, $(awk -v a="$s0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s|$v|0|0|0"
 		[ $failed -eq 0 ] || { echo "batteries: dieharder failed for $b"; return 1; }
 		if [ $(($(date +%s) - t0)) -gt "$BATTERY_BUDGET_S" ]; then
 			echo "batteries: over the budget of $BATTERY_BUDGET_S s after backend $b"

@@ -107,7 +107,12 @@ the backend in brackets.
   [0.005, 0.995], one test in 100 by chance) is counted and that test is run
   once more on fresh bytes, where it must pass.  The 2015 pool backends make
   a few MB/s (one SHA-1 per 10 bytes), so their p-samples per test are fewer
-  (what fits their share of the 5-minute budget; at least 10).
+  (what fits their share of the 5-minute budget; at least 10).  Below 100
+  p-samples dieharder's final p has a far too heavy upper tail (its own
+  AES_OFB generator at -p 10: 17% of results above 0.995, 2.4% above
+  1 - 10^-6, none below 0.005), so there only the lower tail is judged, where
+  a non-random stream lands; upper-tail results are counted as "high" in the
+  row and not failed (mk/ci-extra.sh says why, with the figures).
 - **Storms** check that no 16- or 32-byte value repeats among everything
   recorded (children, parent, threads, handlers) and that no value holds a
   zero 8-byte word (probability 2^-64 per word by chance).
