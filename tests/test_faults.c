@@ -43,7 +43,9 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include "entropy/entropy.h"
 #include "gen/backend.h"
 #include "reliability.h"
 #include "stress/fips.h"
@@ -1025,6 +1027,71 @@ static void first_call_in_handler_child(void)
 	T_ASSERT(dups == 0);
 }
 
+/* ==== the first surand_add_event from a signal handler that interrupted malloc ======== */
+
+#define EVENT_ROUNDS 8
+
+static void event_handler(int sig)
+{
+	(void)sig;
+	surand_add_event(0x5eed); /* the process's first event: the fast pools are set up here */
+	first_done = 1;
+}
+
+/* One round in a fresh process (fork of a parent that never used the fast
+ * pools): a thread in a malloc/free loop takes the signal.  Set-up that
+ * allocated with malloc deadlocked on the arena lock the loop held. */
+static void event_round(unsigned round)
+{
+	struct sigaction sa;
+	struct timespec ts = {0, 2000000};
+	pthread_t m;
+
+	alarm(20); /* a deadlock ends the round with SIGALRM */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = event_handler;
+	if (sigaction(SIGUSR1, &sa, NULL) != 0)
+		_exit(3);
+	first_done = 0;
+	if (pthread_create(&m, NULL, mallocer, (void *)(uintptr_t)(round + 1)) != 0)
+		_exit(3);
+	nanosleep(&ts, NULL);
+	pthread_kill(m, SIGUSR1);
+	pthread_join(m, NULL);
+	_exit(surand_fastpool_events() >= 1 ? 0 : 2);
+}
+
+static void first_event_in_handler_child(void)
+{
+	unsigned r, ok = 0;
+	pid_t pid;
+	int st;
+
+	for (r = 0; r < EVENT_ROUNDS; r++) {
+		fflush(stdout);
+		pid = fork();
+		T_ASSERT(pid >= 0);
+		if (pid == 0)
+			event_round(r);
+		T_ASSERT(waitpid(pid, &st, 0) == pid);
+		T_ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			     "round %u: status 0x%x (SIGALRM 14: the handler's set-up deadlocked)", r, st);
+		ok++;
+	}
+	rel_report("first-event-in-handler",
+		   rel_fmt("%u fresh processes: a thread in a malloc/free loop makes the process's first "
+			   "surand_add_event from a signal handler", EVENT_ROUNDS),
+		   ok == EVENT_ROUNDS, 0, 0, 0);
+}
+
+static void first_event_in_handler(void)
+{
+	int st = t_exec_child("first_event_in_handler", 120);
+
+	if (st == -1)
+		rel_report("first-event-in-handler", "(hung: killed after the timeout)", 0, 0, 1, 0);
+}
+
 static const struct t_child_case child_cases[] = {
 	{"seccomp_enosys", seccomp_enosys_child},
 	{"seccomp_eperm", seccomp_eperm_child},
@@ -1037,6 +1104,7 @@ static const struct t_child_case child_cases[] = {
 	{"emfile_refused", emfile_refused_child},
 	{"droppable", droppable_child},
 	{"first_call_in_handler", first_call_in_handler_child},
+	{"first_event_in_handler", first_event_in_handler_child},
 	{NULL, NULL},
 };
 
@@ -1074,5 +1142,7 @@ unfiltered:
 	if (!valgrind)
 		rel_per_backend("first_call_in_handler", "first_call_in_handler", "first-call-in-handler",
 				30);
+	if (!valgrind) /* the fast pools are the same for every backend: one run */
+		t_run_case("first_event_in_handler[thread]", first_event_in_handler);
 	return t_done();
 }

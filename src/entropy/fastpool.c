@@ -28,6 +28,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -274,10 +275,14 @@ static __attribute__((noinline, cold)) int fp_setup(void)
 		n = possible_cpus();
 		if (n > FP_MAX_SLOTS)
 			n = FP_MAX_SLOTS;
-		fp_meta = aligned_alloc(SURAND_CACHELINE, (n + FP_SHARED) * sizeof(struct fp_meta));
+		/* mmap, not malloc: the first event may come from a signal handler
+		 * that interrupted malloc in this thread.  Page-aligned, zeroed. */
+		fp_meta = mmap(NULL, (n + FP_SHARED) * sizeof(struct fp_meta), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (fp_meta == MAP_FAILED)
+			fp_meta = NULL;
 		fp_state = surand_secmem_alloc((n + FP_SHARED) * sizeof(struct fp_state));
 		if (fp_meta && fp_state) {
-			memset(fp_meta, 0, (n + FP_SHARED) * sizeof(struct fp_meta));
 			fp_ncpu = n;
 			fp_nslots = n + FP_SHARED;
 #ifdef FP_RSEQ_LOCK
@@ -286,7 +291,8 @@ static __attribute__((noinline, cold)) int fp_setup(void)
 			fp_rseq = fp_rseq_ok; /* published with fp_ready (release) */
 			r = 1;
 		} else {
-			free(fp_meta);
+			if (fp_meta)
+				munmap(fp_meta, (n + FP_SHARED) * sizeof(struct fp_meta));
 			fp_meta = NULL;
 			if (fp_state)
 				surand_secmem_free(fp_state, (n + FP_SHARED) * sizeof(struct fp_state));
