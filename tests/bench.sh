@@ -342,6 +342,25 @@ if [ -x "$sw" ]; then
 	else
 		fail shared_writes_row "no row for the default backend: $(printf '%s' "$out" | tail -n 2)"
 	fi
+	# The counts are the designs' own, independent of the hardware: thread's
+	# fast path takes no lock and does no RMW (a slow-path re-key shows as a
+	# tiny fraction); legacy takes its one lock per 10-byte SHA-1 extraction
+	# (16 B: 2, 4 KiB: 410); percpu one per call.
+	out=$("$sw" --backends thread,legacy,percpu --sizes 16,4096 --threads 1,2 --seconds 0.05 2>&1)
+	bad=$(printf '%s\n' "$out" | awk '
+		function want(b, sz, r, l) {
+			if (b == "thread") return r == 0 && l < 0.001
+			if (b == "legacy") return r == 0 && l == (sz == 16 ? 2 : 410)
+			if (b == "percpu") return l == 1
+			return 0
+		}
+		$1 ~ /^(thread|legacy|percpu)$/ && NF == 7 { n++; if (!want($1, $2, $6 + 0, $7 + 0)) print $0 }
+		END { if (n != 12) print "rows: " n " of 12" }')
+	if [ -z "$bad" ]; then
+		pass shared_writes_designs
+	else
+		fail shared_writes_designs "counts off the designs': $bad"
+	fi
 else
 	fail shared_writes_built "$sw not built (make check builds it)"
 fi
