@@ -135,8 +135,11 @@ struct surand_stats {
 	uint32_t droppable;        /* 1: state in MAP_DROPPABLE memory, 0: WIPEONFORK */
 	uint32_t reseed_ceiling_s; /* reseed interval ceiling in seconds */
 	uint32_t reserved0;
-	/* input side (entropy pool) */
-	uint64_t pool_credit_bits;     /* bits credited since the last catastrophic reseed */
+	/* input side (entropy pool).  pool_credit_bits: the bits credited since
+	 * the pool's last extraction (a catastrophic reseed, or a pull by a backend
+	 * built on the 2015 input pool) or set-up (first use, fork child, dropped
+	 * page), capped at 256 */
+	uint64_t pool_credit_bits;     /* the pool's credit now, 0..256 (above) */
 	uint64_t events;               /* events accepted (source on) */
 	uint64_t entropy_bytes_added;  /* bytes given to surand_add_entropy() */
 	/* design-specific counters of the backend in use (their meaning per
@@ -177,7 +180,7 @@ struct surand_source_stats {
 	uint32_t version;              /* layout version, 1 */
 	uint32_t nsources;             /* entries of source[] in use */
 	uint32_t reserved0;
-	uint64_t pool_credit_bits;     /* bits credited since the last catastrophic reseed */
+	uint64_t pool_credit_bits;     /* as in surand_stats: since last extraction/set-up */
 	uint64_t reseeds_catastrophic; /* reseeds that included the entropy pool */
 	uint64_t pool_extractions;     /* extractions from the pool (each restarts the credit) */
 	struct surand_source_stat source[SURAND_SOURCES_MAX];
