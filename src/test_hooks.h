@@ -137,6 +137,11 @@ int surand_test_snapshot(int which, struct surand_test_snapshot *s);
  * the mixing function (0 .. nwords-1); 0, or -1 when the backend has none. */
 int surand_test_pool_writes(int which, uint64_t *counts, uint32_t nwords);
 
+/* 2015 pools: the next mix into a pool of nwords words (32: an output pool,
+ * 128: the input pool) finds the pool's page dropped (all zeros) just before
+ * its input byte before_byte, once; -1 disarms. */
+void surand_test_p15_drop_in_mix(unsigned nwords, long before_byte);
+
 /* salted: the calling thread holds (1) or releases (0) the mixback lock, as
  * a reader that won the trylock would; release folds the pending buffer. */
 void surand_test_salted_hold(int on);

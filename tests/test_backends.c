@@ -880,6 +880,32 @@ static void body_dropped(void)
 	}
 }
 
+/*
+ * 2015 pools: the page drops while a pull is mixed in, 8 bytes before its
+ * end.  The pool must not serve output until a whole pull is in: a pool
+ * marked valid after such a mix held 8 mixed words (plus one mixback), and
+ * its output repeated (tests/test_faults.c droppable, multipool under TSan).
+ */
+static void body_drop_during_pull(void)
+{
+	struct surand_test_snapshot s;
+	uint8_t out[10];
+	unsigned zero = 0, i;
+
+	surand_test_cpu_override(0);
+	surand_bytes(out, sizeof(out));
+	drop_all();
+	surand_test_p15_drop_in_mix(32, 32 * 4 - 8);
+	surand_bytes(out, sizeof(out)); /* one extraction */
+	surand_test_p15_drop_in_mix(32, -1);
+	C_ASSERT_MSG(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) == 0, "no snapshot hook");
+	C_ASSERT(s.kind == SURAND_TEST_SNAP_POOL && s.nwords == 32);
+	for (i = 0; i < s.nwords; i++)
+		zero += s.pool[i] == 0;
+	C_ASSERT_MSG(zero == 0, "%u of 32 pool words still zero: output came from a pool seeded by part of a pull",
+		     zero);
+}
+
 /* ==== 5. the 2015 pool code and the legacy design =========================== */
 
 static void test_twist_table(void)
@@ -1832,6 +1858,7 @@ static const struct bcase contract[] = {
 	{ "chi2", body_chi2, NULL, 0, NULL },
 	{ "badinput", body_badinput, NULL, 0, NULL },
 	{ "dropped", body_dropped, NULL, 0, NULL },
+	{ "drop_during_pull", body_drop_during_pull, NULL, 0, "legacy,legacy-spin,multipool,salted" },
 	{ "backtrack_per_call", body_backtrack_per_call, NULL, SURAND_BP_BACKTRACK_PER_CALL, NULL },
 	{ "backtrack_reseed", body_backtrack_reseed, NULL, SURAND_BP_BACKTRACK_RESEED, NULL },
 	{ "pool_no_skip", body_pool_no_skip, NULL, SURAND_BP_SHARED_POOL, NULL },

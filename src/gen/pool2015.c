@@ -49,6 +49,28 @@ struct p15_taps {
 static const struct p15_taps taps_out = { 26, 19, 14, 7, 1 };    /* x^32 + x^26 + x^19 + x^14 + x^7 + x + 1 */
 static const struct p15_taps taps_in = { 104, 76, 51, 25, 1 };   /* x^128 + x^104 + x^76 + x^51 + x^25 + x + 1 */
 
+#ifdef SURAND_TEST_BUILD
+/* surand_test_p15_drop_in_mix: one drop, armed for the next mix of a pool of
+ * drop_nwords words, before its input byte drop_at (-1: disarmed). */
+static unsigned drop_nwords;
+static long drop_at = -1;
+
+void surand_test_p15_drop_in_mix(unsigned nwords, long before_byte)
+{
+	drop_nwords = nwords;
+	__atomic_store_n(&drop_at, before_byte, __ATOMIC_RELEASE);
+}
+
+static void p15_test_maybe_drop(struct surand_p15 *p, unsigned nwords, size_t done)
+{
+	long at = __atomic_load_n(&drop_at, __ATOMIC_ACQUIRE);
+
+	if (SURAND_UNLIKELY(at >= 0) && nwords == drop_nwords && (size_t)at == done &&
+	    __atomic_compare_exchange_n(&drop_at, &at, -1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		memset(p, 0, sizeof(*p)); /* the page reads as zeros, as MAP_DROPPABLE's would */
+}
+#endif
+
 void surand_p15_mix(struct surand_p15 *p, unsigned nwords, const void *in, size_t nbytes)
 {
 	const struct p15_taps *t = nwords == SURAND_P15_IN_WORDS ? &taps_in : &taps_out;
@@ -57,8 +79,14 @@ void surand_p15_mix(struct surand_p15 *p, unsigned nwords, const void *in, size_
 	const int8_t *bytes = in;
 	uint32_t mask = (nwords == SURAND_P15_IN_WORDS ? SURAND_P15_IN_WORDS : SURAND_P15_OUT_WORDS) - 1;
 	uint32_t i = p->add_ptr & mask, rot = p->input_rotate & 31, w;
+#ifdef SURAND_TEST_BUILD
+	size_t done = 0;
+#endif
 
 	while (nbytes--) {
+#ifdef SURAND_TEST_BUILD
+		p15_test_maybe_drop(p, nwords, done++);
+#endif
 		/* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): callers pass filled buffers (the analyzer assumes a positive error code) */
 		w = surand_rotl32((uint32_t)(int32_t)*bytes++, rot);
 		i = (i - 1) & mask;
@@ -155,6 +183,23 @@ static struct surand_lock in_lock = SURAND_LOCK_INITIALIZER;
 static uint64_t in_pulls;                           /* under in_lock */
 static uint64_t in_pooled;                          /* under in_lock: pulls with entropy-pool bytes */
 
+/*
+ * MAP_DROPPABLE: a pool's page may read as zeros from any moment on, valid
+ * word included.  A pool is therefore marked valid BEFORE the seed is mixed
+ * in ("sealed", as base.c and thread.c's slot_seal): a drop during or after
+ * the mix reads valid 0 and the pool is re-seeded before any extraction.
+ * Marked after the mix instead, a drop in between (or during the mix's last
+ * steps) left valid 1 over a pool of zeros or of a few mixed bytes, whose
+ * output repeats (tests/test_faults.c droppable, multipool under TSan: 25
+ * repeated values).  Every extraction of these pools is under their lock,
+ * so no reader sees the sealed word before the mix is done.
+ */
+static inline void p15_seal(struct surand_p15 *p)
+{
+	__atomic_store_n(&p->valid, 1, __ATOMIC_RELAXED);
+	SURAND_STORE_FENCE(); /* the seal before the mix's stores */
+}
+
 /* With in_lock held: seeds the pool from the kernel if it is not. */
 static int input_ensure_locked(void)
 {
@@ -170,9 +215,8 @@ static int input_ensure_locked(void)
 		return 0;
 	r = surand_kernel_fill(seed, sizeof(seed), 0);
 	if (r == 0) {
+		p15_seal(in_st);
 		surand_p15_mix(in_st, SURAND_P15_IN_WORDS, seed, sizeof(seed));
-		/* Only now may anything be extracted. */
-		__atomic_store_n(&in_st->valid, 1, __ATOMIC_RELEASE);
 	}
 	surand_wipe(seed, sizeof(seed));
 	return r;
@@ -290,9 +334,10 @@ static int nbpool_pull(struct surand_nbpool *nb, uint64_t now)
 		return r;
 	}
 	surand_lock(&nb->lock, &cs);
+	/* Seeded: output may come from this pool once the lock is released
+	 * (sealed first: see p15_seal). */
+	p15_seal(nb->st);
 	surand_p15_mix(nb->st, SURAND_P15_OUT_WORDS, tmp, sizeof(tmp));
-	/* Seeded: output may come from this pool from now on. */
-	__atomic_store_n(&nb->st->valid, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&nb->next_pull_ns, now + SURAND_P15_PULL_INTERVAL_NS, __ATOMIC_RELAXED);
 	nb->pulls++;
 	nb->bytes_mixed += sizeof(tmp);

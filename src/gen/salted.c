@@ -97,12 +97,30 @@ static void mb_reset(void)
 
 /* ==== 2. seeding and pulls ================================================== */
 
-/* With mix_lock held: mixes a pull from the input pool into the pool. */
+/*
+ * With mix_lock held: mixes a pull from the input pool into the pool.
+ * Readers hash the pool without the lock and only while valid is 1, so an
+ * unseeded pool is first marked SEEDING (2): readers keep off it, and a
+ * page dropped during the mix reads 0 there.  Only a compare-and-swap from
+ * SEEDING to 1 publishes it; a plain store after the mix, landing on a page
+ * dropped just before, set valid over a pool of zeros (see pool2015.c's
+ * p15_seal; tests/test_faults.c droppable).
+ */
+#define POOL_SEEDING 2u
 static void mix_pull_locked(const uint8_t *tmp)
 {
+	uint32_t v = __atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED), seeding = POOL_SEEDING;
+
+	if (v != 1) {
+		__atomic_store_n(&sec->pool.valid, POOL_SEEDING, __ATOMIC_RELAXED);
+		SURAND_STORE_FENCE(); /* the mark before the mix's stores */
+	}
 	surand_p15_mix(&sec->pool, SURAND_P15_OUT_WORDS, tmp, PULL_BYTES);
-	/* Seeded: readers may hash the pool from now on. */
-	__atomic_store_n(&sec->pool.valid, 1, __ATOMIC_RELEASE);
+	/* Seeded: readers may hash the pool from now on, unless the page was
+	 * dropped during the mix (then valid reads 0 and the CAS fails). */
+	if (v != 1)
+		(void)__atomic_compare_exchange_n(&sec->pool.valid, &seeding, 1u, 0, __ATOMIC_RELEASE,
+						  __ATOMIC_RELAXED);
 	n_pulls++;
 }
 
@@ -248,7 +266,7 @@ static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 	uint64_t ctr;
 	int i;
 
-	if (!__atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE) != 1)
 		return -1;
 	if (SURAND_UNLIKELY(tls_serial == 0)) {
 		/* Once per thread: a serial number no other thread of this
@@ -270,7 +288,7 @@ static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 #endif
 	surand_p15_hash(&sec->pool, SURAND_P15_OUT_WORDS, iv, h);
 	SURAND_LOAD_FENCE();
-	if (SURAND_UNLIKELY(!__atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED))) {
+	if (SURAND_UNLIKELY(__atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED) != 1)) {
 		surand_wipe(h, sizeof(h)); /* a dropped page: we hashed zeros */
 		return -1;
 	}
@@ -384,7 +402,7 @@ static int salted_snapshot(int which, struct surand_test_snapshot *s)
 	int cs = 0;
 
 	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !sec ||
-	    !__atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE))
+	    __atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE) != 1)
 		return -1;
 	/* A consistent copy: under the lock (which the test may hold already). */
 	if (!tls_holding)
