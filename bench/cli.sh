@@ -7,9 +7,9 @@
 #   j2/j1         `-j 2` over `-j 1`, against the bare body's own 1->2 thread
 #                 scaling (bar: j2/j1 >= 0.95 x body2/body1)
 #
-# The body is measured by `surand bench --sources bare` right before and
-# right after the command runs, and the better of each pair is used.  Every
-# command figure is the best of $REPS runs (default 3).
+# The body is measured by `surand bench --sources bare`, in $REPS rounds
+# (default 3) interleaved with the command's runs; each figure is its best
+# round.
 # Usage: bench/cli.sh [SIZE]   (default 4G; BUILD=build by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,22 +24,25 @@ body() { # threads: MB/s of the bare body at 64 KiB
 	"$S" bench --sources bare --sizes 65536 --threads "$1" --seconds 1 --csv /dev/stdout 2>/dev/null |
 		awk -F, '$1 == "bare" && $4 == '"$1"' { print $9 }' | tail -1
 }
-cmd() { # threads: best MB/s of REPS runs
-	local best=0 t0 t1 v
-	for _ in $(seq "$REPS"); do
-		t0=$(date +%s.%N)
-		"$S" -n "$SIZE" -o /dev/null -j "$1" </dev/null 2>/dev/null
-		t1=$(date +%s.%N)
-		v=$(awk -v n="$nbytes" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) / 1e6 }')
-		best=$(awk -v a="$best" -v b="$v" 'BEGIN { print (b > a) ? b : a }')
-	done
-	echo "$best"
+cmd() { # threads: MB/s of one run
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$S" -n "$SIZE" -o /dev/null -j "$1" </dev/null 2>/dev/null
+	t1=$(date +%s.%N)
+	awk -v n="$nbytes" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) / 1e6 }'
 }
-b1a=$(body 1); b2a=$(body 2)
-c1=$(cmd 1); c2=$(cmd 2)
-b1b=$(body 1); b2b=$(body 2)
-b1=$(awk -v a="$b1a" -v b="$b1b" 'BEGIN { print (a > b) ? a : b }')
-b2=$(awk -v a="$b2a" -v b="$b2b" 'BEGIN { print (a > b) ? a : b }')
+max() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > a) ? b : a }'; }
+# Rounds, interleaved: body 1, command -j 1, body 2, command -j 2.  On a
+# shared host noise only slows a run, so each of the four figures is its best
+# round, and a slow spell costs every figure a round instead of landing on
+# one figure's only measurement (as `surand bench --rounds` does).
+b1=0 b2=0 c1=0 c2=0
+for _ in $(seq "$REPS"); do
+	b1=$(max "$b1" "$(body 1)")
+	c1=$(max "$c1" "$(cmd 1)")
+	b2=$(max "$b2" "$(body 2)")
+	c2=$(max "$c2" "$(cmd 2)")
+done
 echo "bare body 64 KiB: 1 thread $b1 MB/s, 2 threads $b2 MB/s (scaling $(awk -v a="$b1" -v b="$b2" 'BEGIN { printf "%.2f", b / a }')x)"
 echo "surand -n $SIZE -o /dev/null: -j 1 $c1 MB/s, -j 2 $c2 MB/s (scaling $(awk -v a="$c1" -v b="$c2" 'BEGIN { printf "%.2f", b / a }')x)"
 awk -v b1="$b1" -v b2="$b2" -v c1="$c1" -v c2="$c2" 'BEGIN {
