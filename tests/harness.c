@@ -179,6 +179,17 @@ int t_done(void)
 	return t_failed ? 1 : 0;
 }
 
+int t_all_zero(const void *p, size_t len)
+{
+	const volatile unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
 size_t t_memdiff(const void *a, const void *b, size_t n)
 {
 	const unsigned char *x = a, *y = b;

@@ -44,6 +44,9 @@ int t_exec_child(const char *name, int timeout_s);
 int t_child_main(int argc, char **argv, const struct t_child_case *cases);
 /* Environment: SURAND_REQUIRE_ALL=1 (skips count as failures), SURAND_TEST_QUICK=1. */
 int t_quick(void);
+/* 1 when all len bytes at p are zero (read through volatile: memory the
+ * library or a fork may have wiped behind the compiler's back). */
+int t_all_zero(const void *p, size_t len);
 /* CLOCK_MONOTONIC in seconds, for the time bounds of the tests' loops. */
 double t_now_s(void);
 

@@ -1673,17 +1673,6 @@ static int has_vmflag(const char *flags, const char *fl)
 	return 0;
 }
 
-static int all_zero(const void *p, size_t len)
-{
-	const volatile unsigned char *b = p;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
-
 /*
  * The jitter loop's buffer and the pool's pending digests (the lock-free
  * input of signal handlers) live in wipe-on-fork memory: their mappings are
@@ -1720,15 +1709,15 @@ static void secret_buffers_in_wipe_on_fork_memory(void)
 	surand_entropy_nest++;
 	T_ASSERT(surand_add_entropy("pending", 7, 8) == 0);
 	surand_entropy_nest--;
-	T_ASSERT(!all_zero(pend, plen));
-	T_ASSERT(!all_zero(jb, jlen)); /* a round has written it */
+	T_ASSERT(!t_all_zero(pend, plen));
+	T_ASSERT(!t_all_zero(jb, jlen)); /* a round has written it */
 	fflush(stdout);
 	fflush(stderr);
 	/* a raw clone: a child without pthread_atfork handlers */
 	pid = (pid_t)syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
 	T_ASSERT(pid >= 0);
 	if (pid == 0) {
-		int r = (all_zero(pend, plen) ? 0 : 1) | (all_zero(jb, jlen) ? 0 : 2);
+		int r = (t_all_zero(pend, plen) ? 0 : 1) | (t_all_zero(jb, jlen) ? 0 : 2);
 
 		syscall(SYS_exit_group, r);
 	}
@@ -1737,13 +1726,13 @@ static void secret_buffers_in_wipe_on_fork_memory(void)
 		     (WEXITSTATUS(status) & 1) ? " pending digests" : "",
 		     (WEXITSTATUS(status) & 2) ? " jitter buffer" : "");
 	/* the parent keeps its pending input: the next lock holder folds it */
-	T_ASSERT(!all_zero(pend, plen));
+	T_ASSERT(!t_all_zero(pend, plen));
 	{
 		uint8_t d[32];
 		unsigned c0 = surand_pool_credit_bits();
 
 		T_ASSERT(surand_test_entropy_pool_digest(d) == 0);
-		T_ASSERT(all_zero(pend, plen));
+		T_ASSERT(t_all_zero(pend, plen));
 		T_ASSERT_EQ_U64(surand_pool_credit_bits(), c0 + 8 > 256 ? 256 : c0 + 8);
 		surand_wipe(d, sizeof(d));
 	}

@@ -90,17 +90,6 @@ static void child_restarts_empty_without_wipeonfork(void)
 	surand_test_fastpool_force_slot(-1);
 }
 
-static int all_zero(const void *p, size_t len)
-{
-	const volatile unsigned char *b = p;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
-
 /*
  * The other secret buffers (the jitter loop's buffer, the pool's pending
  * digests from signal handlers): without wipe-on-fork memory the fork
@@ -125,20 +114,20 @@ static void secret_buffers_wiped_in_child_without_wipeonfork(void)
 	pend = surand_test_entropy_pending_area(&plen);
 	jb = surand_test_jitter_buffer(&jlen);
 	T_ASSERT(pend != NULL && plen > 0 && jb != NULL && jlen > 0);
-	T_ASSERT(!all_zero(pend, plen));
-	T_ASSERT(!all_zero(jb, jlen));
+	T_ASSERT(!t_all_zero(pend, plen));
+	T_ASSERT(!t_all_zero(jb, jlen));
 	fflush(stdout);
 	pid = fork();
 	T_ASSERT(pid >= 0);
 	if (pid == 0)
-		_exit((all_zero(pend, plen) ? 0 : 1) | (all_zero(jb, jlen) ? 0 : 2));
+		_exit((t_all_zero(pend, plen) ? 0 : 1) | (t_all_zero(jb, jlen) ? 0 : 2));
 	T_ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
 	T_ASSERT_MSG(WEXITSTATUS(status) == 0, "in the fork child, not wiped:%s%s",
 		     (WEXITSTATUS(status) & 1) ? " pending digests" : "",
 		     (WEXITSTATUS(status) & 2) ? " jitter buffer" : "");
 	/* the parent's stay */
-	T_ASSERT(!all_zero(pend, plen));
-	T_ASSERT(!all_zero(jb, jlen));
+	T_ASSERT(!t_all_zero(pend, plen));
+	T_ASSERT(!t_all_zero(jb, jlen));
 }
 
 int main(int argc, char **argv)
