@@ -139,14 +139,19 @@ int surand_test_pool_writes(int which, uint64_t *counts, uint32_t nwords);
 
 /* 2015 pools: the next mix into a pool of nwords words (32: an output pool,
  * 128: the input pool) finds the pool's page dropped (all zeros) just before
- * its input byte before_byte, once; -1 disarms. */
-void surand_test_p15_drop_in_mix(unsigned nwords, long before_byte);
+ * its input byte before_byte, once; -1 disarms.  Returns how many armed
+ * drops have happened so far. */
+unsigned long surand_test_p15_drop_in_mix(unsigned nwords, long before_byte);
 
 /* salted: the calling thread holds (1) or releases (0) the mixback lock, as
  * a reader that won the trylock would; release folds the pending buffer. */
 void surand_test_salted_hold(int on);
 /* salted: the salt (5 words) of the calling thread's last extraction. */
 void surand_test_salted_last_salt(uint32_t salt[5]);
+/* salted: arm (1) or disarm (0) a drop of the pool's page just before the
+ * calling thread's next extraction hashes it, and a re-seed by another
+ * reader right after the hash; returns how many such extractions ran. */
+unsigned long surand_test_salted_reseed_during_hash(int arm);
 
 /* taskcrng: 1 when the calling thread has been switched to its own CRNG. */
 int surand_test_taskcrng_switched(void);

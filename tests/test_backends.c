@@ -891,13 +891,15 @@ static void body_drop_during_pull(void)
 	struct surand_test_snapshot s;
 	uint8_t out[10];
 	unsigned zero = 0, i;
+	unsigned long drops;
 
 	surand_test_cpu_override(0);
 	surand_bytes(out, sizeof(out));
 	drop_all();
-	surand_test_p15_drop_in_mix(32, 32 * 4 - 8);
+	drops = surand_test_p15_drop_in_mix(32, 32 * 4 - 8);
 	surand_bytes(out, sizeof(out)); /* one extraction */
-	surand_test_p15_drop_in_mix(32, -1);
+	C_ASSERT_MSG(surand_test_p15_drop_in_mix(32, -1) == drops + 1,
+		     "the armed drop did not happen: no pull was mixed into an output pool");
 	C_ASSERT_MSG(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s) == 0, "no snapshot hook");
 	C_ASSERT(s.kind == SURAND_TEST_SNAP_POOL && s.nwords == 32);
 	for (i = 0; i < s.nwords; i++)
@@ -1225,6 +1227,32 @@ static void body_salted_same_state(void)
 	ref_mix(&r, bytes, 20);
 	C_ASSERT_MSG(memcmp(r.w, s2.pool, 128) == 0 && r.add_ptr == s2.add_ptr,
 		     "the folded pool differs from the reference mixback of both hashes");
+}
+
+/*
+ * A reader hashes a dropped (zero) page while another re-seeds the pool:
+ * valid read 1 before the hash, 0 during, 1 again after.  The reader must
+ * see that the seeding changed and not keep its hash of zeros, which
+ * anyone who knows the salt (a thread serial and a counter) can compute.
+ */
+static void body_salted_reseed_during_hash(void)
+{
+	struct surand_test_snapshot zero;
+	uint32_t salt[5], h[5];
+	uint8_t out[10], ref[10];
+	unsigned long n;
+
+	surand_bytes(out, sizeof(out));
+	n = surand_test_salted_reseed_during_hash(1);
+	surand_bytes(out, sizeof(out)); /* one extraction, retried if refused */
+	C_ASSERT_MSG(surand_test_salted_reseed_during_hash(0) == n + 1, "the armed drop did not happen");
+	surand_test_salted_last_salt(salt);
+	memset(&zero, 0, sizeof(zero));
+	zero.kind = SURAND_TEST_SNAP_POOL;
+	zero.nwords = 32;
+	salted_ref(&zero, salt, h, ref);
+	C_ASSERT_MSG(memcmp(out, ref, sizeof(out)) != 0,
+		     "the output is the salted hash of a zero pool: a hash of a dropped page was kept");
 }
 
 #define SL_THREADS 8
@@ -1869,6 +1897,7 @@ static const struct bcase contract[] = {
 	{ "nodes4_threads", body_threads, setup_nodes4, SURAND_BP_PER_CPU, NULL },
 	{ "salted_same_state", body_salted_same_state, NULL, 0, "salted" },
 	{ "salted_no_loss", body_salted_no_loss, NULL, 0, "salted" },
+	{ "salted_reseed_during_hash", body_salted_reseed_during_hash, NULL, 0, "salted" },
 	{ "task_careful", body_task_careful, NULL, 0, "taskcrng" },
 	{ "task_limits", body_task_limits, NULL, 0, "taskcrng" },
 	{ "task_env", body_task_env, setup_task_env, 0, "taskcrng" },

@@ -54,20 +54,27 @@ static const struct p15_taps taps_in = { 104, 76, 51, 25, 1 };   /* x^128 + x^10
  * drop_nwords words, before its input byte drop_at (-1: disarmed). */
 static unsigned drop_nwords;
 static long drop_at = -1;
+static unsigned long drops_done;
 
-void surand_test_p15_drop_in_mix(unsigned nwords, long before_byte)
+unsigned long surand_test_p15_drop_in_mix(unsigned nwords, long before_byte)
 {
-	drop_nwords = nwords;
-	__atomic_store_n(&drop_at, before_byte, __ATOMIC_RELEASE);
+	__atomic_store_n(&drop_at, -1, __ATOMIC_RELEASE); /* disarmed while changed */
+	__atomic_store_n(&drop_nwords, nwords, __ATOMIC_RELAXED);
+	if (before_byte >= 0)
+		__atomic_store_n(&drop_at, before_byte, __ATOMIC_RELEASE);
+	return __atomic_load_n(&drops_done, __ATOMIC_RELAXED);
 }
 
 static void p15_test_maybe_drop(struct surand_p15 *p, unsigned nwords, size_t done)
 {
 	long at = __atomic_load_n(&drop_at, __ATOMIC_ACQUIRE);
 
-	if (SURAND_UNLIKELY(at >= 0) && nwords == drop_nwords && (size_t)at == done &&
-	    __atomic_compare_exchange_n(&drop_at, &at, -1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	if (SURAND_UNLIKELY(at >= 0) && nwords == __atomic_load_n(&drop_nwords, __ATOMIC_RELAXED) &&
+	    (size_t)at == done &&
+	    __atomic_compare_exchange_n(&drop_at, &at, -1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 		memset(p, 0, sizeof(*p)); /* the page reads as zeros, as MAP_DROPPABLE's would */
+		__atomic_fetch_add(&drops_done, 1, __ATOMIC_RELAXED);
+	}
 }
 #endif
 

@@ -80,6 +80,11 @@ static __thread uint64_t tls_serial __attribute__((tls_model("initial-exec")));
 static __thread uint64_t tls_counter __attribute__((tls_model("initial-exec")));
 #ifdef SURAND_TEST_BUILD
 static __thread uint32_t tls_last_salt[5];
+/* surand_test_salted_reseed_during_hash: the calling thread's next
+ * extraction finds the page dropped before its hash and the pool re-seeded
+ * right after it. */
+static __thread int tls_reseed_during_hash;
+static unsigned long reseeds_during_hash;
 #endif
 
 #define W_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -99,28 +104,41 @@ static void mb_reset(void)
 
 /*
  * With mix_lock held: mixes a pull from the input pool into the pool.
- * Readers hash the pool without the lock and only while valid is 1, so an
- * unseeded pool is first marked SEEDING (2): readers keep off it, and a
- * page dropped during the mix reads 0 there.  Only a compare-and-swap from
- * SEEDING to 1 publishes it; a plain store after the mix, landing on a page
- * dropped just before, set valid over a pool of zeros (see pool2015.c's
- * p15_seal; tests/test_faults.c droppable).
+ * Readers hash the pool without the lock, so `valid` carries a seeding
+ * number: odd values are seeded pools, each seeding a new one; a reader
+ * keeps a hash only if valid read the same odd value before and after it.
+ * An unseeded pool is first marked POOL_SEEDING (even: readers keep off it,
+ * and a page dropped during the mix reads 0 there), and only a
+ * compare-and-swap from POOL_SEEDING publishes the new number.  Before: a
+ * plain store of 1 after the mix, landing on a page dropped just before,
+ * set valid over a pool of zeros (see pool2015.c's p15_seal); and a reader
+ * that hashed a dropped page while the pool was re-seeded found 1 again
+ * after its hash (1, 0, 1) and kept a hash of zeros.
  */
 #define POOL_SEEDING 2u
+static uint32_t seedings; /* under mix_lock; ordinary memory, never dropped */
+
+static int pool_seeded(uint32_t v)
+{
+	return v & 1u;
+}
+
 static void mix_pull_locked(const uint8_t *tmp)
 {
 	uint32_t v = __atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED), seeding = POOL_SEEDING;
 
-	if (v != 1) {
+	if (!pool_seeded(v)) {
 		__atomic_store_n(&sec->pool.valid, POOL_SEEDING, __ATOMIC_RELAXED);
 		SURAND_STORE_FENCE(); /* the mark before the mix's stores */
 	}
 	surand_p15_mix(&sec->pool, SURAND_P15_OUT_WORDS, tmp, PULL_BYTES);
 	/* Seeded: readers may hash the pool from now on, unless the page was
 	 * dropped during the mix (then valid reads 0 and the CAS fails). */
-	if (v != 1)
-		(void)__atomic_compare_exchange_n(&sec->pool.valid, &seeding, 1u, 0, __ATOMIC_RELEASE,
-						  __ATOMIC_RELAXED);
+	if (!pool_seeded(v)) {
+		seedings++;
+		(void)__atomic_compare_exchange_n(&sec->pool.valid, &seeding, (seedings << 1) | 1u, 0,
+						  __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	}
 	n_pulls++;
 }
 
@@ -262,11 +280,12 @@ static void mixback(const uint32_t h[5])
  * (pool unseeded or its page dropped: pull and retry). */
 static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 {
-	uint32_t iv[5], h[5], salt[5];
+	uint32_t iv[5], h[5], salt[5], v;
 	uint64_t ctr;
 	int i;
 
-	if (__atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE) != 1)
+	v = __atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE);
+	if (!pool_seeded(v))
 		return -1;
 	if (SURAND_UNLIKELY(tls_serial == 0)) {
 		/* Once per thread: a serial number no other thread of this
@@ -285,10 +304,20 @@ static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 		iv[i] = surand_p15_sha1_iv[i] ^ salt[i];
 #ifdef SURAND_TEST_BUILD
 	memcpy(tls_last_salt, salt, sizeof(salt));
+	if (tls_reseed_during_hash)
+		memset(&sec->pool, 0, sizeof(sec->pool)); /* as a dropped page reads */
 #endif
 	surand_p15_hash(&sec->pool, SURAND_P15_OUT_WORDS, iv, h);
+#ifdef SURAND_TEST_BUILD
+	if (tls_reseed_during_hash) {
+		tls_reseed_during_hash = 0;
+		(void)salted_pull(surand_now_ns()); /* another reader re-seeds */
+		__atomic_fetch_add(&reseeds_during_hash, 1, __ATOMIC_RELAXED);
+	}
+#endif
 	SURAND_LOAD_FENCE();
-	if (SURAND_UNLIKELY(__atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED) != 1)) {
+	/* The same seeding before and after: no drop (and no re-seed) between. */
+	if (SURAND_UNLIKELY(__atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED) != v)) {
 		surand_wipe(h, sizeof(h)); /* a dropped page: we hashed zeros */
 		return -1;
 	}
@@ -394,6 +423,12 @@ void surand_test_salted_last_salt(uint32_t salt[5])
 	memcpy(salt, tls_last_salt, sizeof(tls_last_salt));
 }
 
+unsigned long surand_test_salted_reseed_during_hash(int arm)
+{
+	tls_reseed_during_hash = arm;
+	return __atomic_load_n(&reseeds_during_hash, __ATOMIC_RELAXED);
+}
+
 static int salted_snapshot(int which, struct surand_test_snapshot *s)
 {
 	uint64_t head, tail, pos;
@@ -402,7 +437,7 @@ static int salted_snapshot(int which, struct surand_test_snapshot *s)
 	int cs = 0;
 
 	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !sec ||
-	    __atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE) != 1)
+	    !pool_seeded(__atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE)))
 		return -1;
 	/* A consistent copy: under the lock (which the test may hold already). */
 	if (!tls_holding)
