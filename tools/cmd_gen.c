@@ -237,7 +237,9 @@ static int gen_run(struct gen *g, unsigned nthreads, int fd, const char *name,
 		fprintf(stderr, "surand: out of memory\n");
 		return SURAND_EX_FAIL;
 	}
-	g->nslots = nthreads > 1 ? GEN_SLOTS_PER_WORKER : 1;
+	/* A second buffer only where a worker can have a chunk waiting while
+	 * another remains to be taken. */
+	g->nslots = nthreads > 1 && g->nchunks > nthreads ? GEN_SLOTS_PER_WORKER : 1;
 	for (i = 0; i < nthreads; i++) {
 		wks[i].g = g;
 		for (j = 0; j < g->nslots; j++) {
