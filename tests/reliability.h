@@ -180,6 +180,16 @@ static inline void rel_run_child(void)
 		rel_report(rel_cur.row, rel_fmt("(child died, status 0x%x)", st), 0, 0, 1, 0);
 }
 
+/* Runs `child_case` once, as the case `name` (the default backend). */
+static inline void rel_run_once(const char *name, const char *child_case, const char *row,
+				int timeout_s)
+{
+	rel_cur.child_case = child_case;
+	rel_cur.row = row;
+	rel_cur.timeout_s = timeout_s * (rel_slow_checker() ? 6 : 1);
+	t_run_case(name, rel_run_child);
+}
+
 static inline void rel_per_backend(const char *case_name, const char *child_case, const char *row,
 				   int timeout_s)
 {
@@ -191,10 +201,7 @@ static inline void rel_per_backend(const char *case_name, const char *child_case
 	for (i = 0; i < n && used < 256; i++, used++) {
 		snprintf(names[used], sizeof(names[used]), "%.48s[%.31s]", case_name, b[i]);
 		setenv(REL_ENV_BACKEND, b[i], 1);
-		rel_cur.child_case = child_case;
-		rel_cur.row = row;
-		rel_cur.timeout_s = timeout_s * (rel_slow_checker() ? 6 : 1);
-		t_run_case(names[used], rel_run_child);
+		rel_run_once(names[used], child_case, row, timeout_s);
 	}
 	unsetenv(REL_ENV_BACKEND);
 }
