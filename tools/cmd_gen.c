@@ -12,7 +12,7 @@
  * owns two buffers: one whose chunk waits for its turn, and one it fills
  * meanwhile, so a worker slowed for a moment (preempted, an interrupt) does
  * not stall the others (bench/cli.sh: with one buffer each, -j 2 spent 15%
- * more CPU than -j 1 waiting and scaled 0.88-0.93x of the body's own).  A
+ * more CPU than -j 1 waiting and scaled 0.87-0.98x of the body's own).  A
  * worker with no chunk waiting fills its first buffer again, so it stays in
  * its core's cache, and the data is written by the core that made it.  With
  * one thread (-j 1, the default) the main thread is the worker, with one
