@@ -134,7 +134,7 @@ struct surand_stats {
 	uint32_t vdso_fold;        /* 1: every key folds in vDSO getrandom bytes */
 	uint32_t droppable;        /* 1: state in MAP_DROPPABLE memory, 0: WIPEONFORK */
 	uint32_t reseed_ceiling_s; /* reseed interval ceiling in seconds */
-	uint32_t reserved0;
+	uint32_t kernel_only;      /* 1: no wipe-on-fork memory here: the kernel serves every call */
 	/* input side (entropy pool).  pool_credit_bits: the bits credited since
 	 * the pool's last extraction (a catastrophic reseed, or a pull by a backend
 	 * built on the 2015 input pool) or set-up (first use, fork child, dropped
@@ -145,6 +145,11 @@ struct surand_stats {
 	/* design-specific counters of the backend in use (their meaning per
 	 * backend: docs/designs.md); zero where a backend has fewer */
 	uint64_t backend_counters[8];
+	/* appended: calls served by the kernel because kernel_only is 1 */
+	uint64_t fallback_kernel_only;
+	/* calls found busy after a siglongjmp out of a signal handler left a
+	 * call unfinished; the thread's state was dropped and it went on */
+	uint64_t abandoned_calls;
 };
 
 int surand_stats(struct surand_stats *st, size_t size);

@@ -17,17 +17,32 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
-/* ==== 1. choosing the backend, once ========================================== */
+/* ==== 1. set-up, once, in the library constructor ============================
+ *
+ * Everything that is done once per process - the environment, the CPU's
+ * ChaCha20 body, the thread-exit key, the fork handlers, the vDSO lookup, the
+ * memory kind and the backend's own set-up - runs in the constructor, before
+ * main() and before any signal handler can call in.  None of it is
+ * async-signal-safe (pthread_once, pthread_key_create, pthread_atfork,
+ * dlopen, malloc in some backends), so none of it may run inside a call that
+ * a handler makes.  A program whose own constructors call surand before this
+ * one ran (static linking orders constructors by link order) takes the lazy
+ * path: the same set-up on its first call, under the busy mark, so a handler
+ * that interrupts it takes the kernel path.
+ */
 
-static const struct surand_backend *active;       /* set once, then read-only */
-static const struct surand_backend *requested;    /* surand_set_backend() */
+static const struct surand_backend *active;       /* the backend in use */
+static int served;                                 /* 1: a call was served (set_backend: EBUSY) */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
+static int setup_done;                             /* 1 once setup_locked() succeeded */
 static int init_err;
-static uint64_t n_fallback_signal;
+static char backend_names[256];                    /* surand_backend_names(): built at set-up */
+static uint64_t n_fallback_signal, n_kernel_only, n_abandoned;
 
 static void atfork_child(void)
 {
@@ -42,80 +57,128 @@ static void atfork_child(void)
 	if (be && be->atfork_child)
 		be->atfork_child();
 	n_fallback_signal = 0;
+	n_kernel_only = 0;
+	n_abandoned = 0;
 }
 
 static void thread_exit_destructor(void *unused);
 
+static void names_build(void)
+{
+	size_t i, off = 0;
+
+	SURAND_TEST_POINT(SURAND_TP_NAMES);
+	for (i = 0; surand_backends[i] && off + 20 < sizeof(backend_names); i++)
+		off += (size_t)snprintf(backend_names + off, sizeof(backend_names) - off, "%s%s",
+					i ? "," : "", surand_backends[i]->name);
+}
+
 static const struct surand_backend *choose(void)
 {
 	const struct surand_config *cfg = surand_config();
-	const struct surand_backend *be = requested;
-	char names[256];
-	size_t i, off = 0;
+	const struct surand_backend *be = NULL;
 
-	if (!be && cfg->backend) {
+	if (cfg->backend) {
 		be = surand_backend_find(cfg->backend);
-		if (!be) {
-			for (i = 0; surand_backends[i] && off + 20 < sizeof(names); i++)
-				off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
-							i ? ", " : "", surand_backends[i]->name);
+		if (!be)
 			surand_warn("SURAND_BACKEND=%.32s is unknown (valid: %s); using %s",
 				    /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): the registry is never empty */
-				    cfg->backend, names, surand_backends[0]->name);
-		}
+				    cfg->backend, backend_names, surand_backends[0]->name);
 	}
 	return be ? be : surand_backends[0];
 }
 
-/* Slow path of every call until a backend is active. */
-static const struct surand_backend *backend_init(void)
+/* The one-time set-up; init_lock held, the thread marked busy.  0 or -errno. */
+static int setup_locked(void)
 {
 	const struct surand_backend *be;
-	int st, r = 0;
+	int r = 0;
+
+	if (setup_done)
+		return 0;
+	SURAND_TEST_POINT(SURAND_TP_SETUP);
+	names_build();
+	(void)surand_config();             /* the environment, once */
+	(void)surand_chacha20_impl_name(); /* CPU features and the ChaCha20 body */
+	surand_entropy_atfork_register();  /* the entropy pool's fork handler */
+	(void)surand_vdso_available();     /* the vDSO lookup (dlopen) */
+	surand_secmem_probe();             /* which memory kind holds secrets */
+	/* The key before the application creates its own: a key index below 32
+	 * lets pthread_setspecific store without calloc in every thread. */
+	if (pthread_key_create(&exit_key, thread_exit_destructor) != 0)
+		r = -EAGAIN;
+	if (r == 0 && pthread_atfork(NULL, NULL, atfork_child) != 0)
+		r = -ENOMEM;
+	if (r == 0) {
+		be = choose();
+		if (be->init)
+			r = be->init();
+		if (r == 0) {
+			__atomic_store_n(&active, be, __ATOMIC_RELEASE);
+			setup_done = 1;
+		}
+	}
+	init_err = r;
+	return r;
+}
+
+/* ==== 2. the per-thread call state ==========================================
+ *
+ * One word per thread: NEW (no call yet: the exit destructor is registered
+ * at the first), IDLE, KERNEL (this process has no wipe-on-fork memory: every
+ * call is served by the kernel, see below), or, inside a call, the stack
+ * pointer at the call's entry ("busy").  A call that finds the word busy was
+ * either made by a signal handler that interrupted this thread's call (its
+ * stack pointer lies below the busy one) and takes the lock-free kernel path,
+ * so it never deadlocks on a backend's lock and never returns bytes the
+ * interrupted call also returns; or the busy call was left by a siglongjmp
+ * out of a handler (the stack pointer is back at or above it): then the mark
+ * is recovered, see recover_abandoned().
+ */
+enum { TS_NEW = 0, TS_IDLE = 1, TS_KERNEL = 2, TS_BUSY_MIN = 16 };
+__thread uintptr_t surand_call_state __attribute__((tls_model("initial-exec")));
+__thread uintptr_t surand_call_ret __attribute__((tls_model("initial-exec")));
+#define tls_state surand_call_state
+__thread unsigned surand_locks_held __attribute__((tls_model("initial-exec")));
+
+/* Set-up for a caller that came before the constructor (or whose constructor
+ * failed); the caller holds the busy mark.  NULL: no backend (init_err). */
+static const struct surand_backend *setup_lazy(void)
+{
+	const struct surand_backend *be;
+	int st;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
-	pthread_mutex_lock(&init_lock);
+	surand_mutex_lock(&init_lock);
+	(void)setup_locked();
 	be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
-	if (!be) {
-		be = choose();
-		if (pthread_key_create(&exit_key, thread_exit_destructor) != 0)
-			r = -EAGAIN;
-		if (r == 0 && pthread_atfork(NULL, NULL, atfork_child) != 0)
-			r = -ENOMEM;
-		/* The vDSO is looked up here, never from a signal handler. */
-		(void)surand_vdso_available();
-		if (r == 0 && be->init)
-			r = be->init();
-		if (r == 0)
-			__atomic_store_n(&active, be, __ATOMIC_RELEASE);
-		else
-			be = NULL;
-		init_err = r;
-	}
-	pthread_mutex_unlock(&init_lock);
+	surand_mutex_unlock(&init_lock);
 	pthread_setcancelstate(st, NULL);
 	return be;
 }
 
-/* ==== 2. the per-thread in-use flag =========================================
- *
- * 0: the thread has not called yet (register its exit destructor);
- * 1: idle; 2: inside a call.  A call that finds 2 interrupted the same thread's
- * call from a signal handler: it takes the lock-free kernel path, so it can
- * never deadlock on a backend's lock and never returns bytes the interrupted
- * call also returns.
- */
-enum { TS_NEW = 0, TS_IDLE = 1, TS_BUSY = 2 };
-static __thread int tls_state __attribute__((tls_model("initial-exec")));
+__attribute__((constructor)) static void surand_setup_ctor(void)
+{
+	uintptr_t saved = tls_state;
+
+	SURAND_SET_BUSY();
+	(void)setup_lazy(); /* a failure is retried (and reported) by the first call */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tls_state = saved;
+}
 
 static void thread_exit_destructor(void *unused)
 {
 	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 
 	(void)unused;
+	/* Busy while the backend's exit takes its locks: a handler that draws
+	 * in between takes the kernel path instead of deadlocking on them. */
+	SURAND_SET_BUSY();
 	if (be && be->thread_exit)
 		be->thread_exit();
 	surand_vdso_thread_exit();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	tls_state = TS_NEW; /* a later call from another destructor re-registers */
 }
 
@@ -127,34 +190,105 @@ static int kernel_path(void *buf, size_t len)
 	return surand_kernel_fill(buf, len, 0);
 }
 
-static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len)
+/*
+ * A call found the busy mark.  Either a signal handler interrupted this
+ * thread's call and calls in (nested), or an earlier call was left by a
+ * siglongjmp (or longjmp) out of a handler and never cleared its mark
+ * (abandoned).  Nested: the busy call's frame is live above ours, so our
+ * frame address is below its one and its return address is still in place.
+ * Abandoned: our frame is at or above its one (it was popped), or its return
+ * address slot was overwritten since.  The mark is taken back only when the
+ * call is certainly abandoned and it is safe: not on an alternate signal
+ * stack (addresses of two stacks do not compare), and with no surand lock
+ * held (the abandoned call never releases it: the thread then stays on the
+ * kernel path, which needs none).  An abandoned call may have left this
+ * thread's backend state half-written, so that state is dropped: the next
+ * call re-keys from the base.  In doubt the answer is "nested": the kernel
+ * path is always safe.  1: recovered (the state word is IDLE or KERNEL).
+ */
+static __attribute__((noinline, cold)) int recover_abandoned(uintptr_t busy, uintptr_t cfa)
+{
+	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+	stack_t ss;
+
+	if (cfa < busy) {
+#if defined(__x86_64__)
+		/* The return address sits just below the canonical frame address. */
+		if (*(const uintptr_t *)(busy - sizeof(uintptr_t)) == surand_call_ret)
+			return 0; /* live above us: a handler interrupted it */
+#else
+		return 0; /* no cheap liveness check here: assume nested */
+#endif
+	}
+	if (sigaltstack(NULL, &ss) != 0 || (ss.ss_flags & SS_ONSTACK))
+		return 0; /* can't tell on an alternate stack */
+	if (surand_locks_held != 0)
+		return 0; /* a lock the abandoned call will never release */
+	SURAND_SET_BUSY();
+	if (be && be->thread_exit)
+		be->thread_exit(); /* half-written per-thread state is never used */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tls_state = surand_secmem_kind() < 0 ? TS_KERNEL : TS_IDLE;
+	SURAND_COUNT(n_abandoned);
+	return 1;
+}
+
+/* cfa, ret: the public entry point's frame (SURAND_HERE_CFA/RET). */
+static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len, uintptr_t cfa,
+						     uintptr_t ret)
 {
 	const struct surand_backend *be;
+	uintptr_t st = tls_state;
 	int r;
 
-	if (tls_state == TS_BUSY) {
+	if (st >= TS_BUSY_MIN && !recover_abandoned(st, cfa)) {
 		SURAND_COUNT(n_fallback_signal);
+		return kernel_path(buf, len);
+	}
+	if (tls_state == TS_KERNEL) {
+		/*
+		 * No wipe-on-fork memory here (a kernel before 4.14, some
+		 * sandboxes): a child made by _Fork(), a raw clone() or before
+		 * our atfork handler ran would repeat the parent's state, and
+		 * checking the process id on every call costs a syscall anyway.
+		 * So the kernel serves every call (fail safe: its CRNG forks
+		 * correctly).
+		 */
+		SURAND_COUNT(n_kernel_only);
 		return kernel_path(buf, len);
 	}
 	be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 	if (!be) {
-		/* Not yet set up: a nested call during set-up must not lock. */
-		tls_state = TS_BUSY;
+		/* Before the constructor ran: set up here, marked busy, so a
+		 * nested call during set-up takes the kernel path. */
+		surand_call_ret = ret;
+		tls_state = cfa;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		be = backend_init();
+		be = setup_lazy();
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		tls_state = TS_NEW;
 		if (!be)
 			return init_err ? init_err : -EAGAIN;
 	}
 	if (tls_state == TS_NEW) {
-		tls_state = TS_BUSY;
+		surand_call_ret = ret;
+		tls_state = cfa;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/* The key was made in the constructor (index below 32 unless
+		 * the library was loaded after 32 keys existed): no calloc. */
 		(void)pthread_setspecific(exit_key, (void *)1);
+		if (!__atomic_load_n(&served, __ATOMIC_RELAXED))
+			__atomic_store_n(&served, 1, __ATOMIC_SEQ_CST);
+		be = __atomic_load_n(&active, __ATOMIC_ACQUIRE); /* set_backend: no longer */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		tls_state = TS_IDLE;
+		tls_state = surand_secmem_kind() < 0 ? TS_KERNEL : TS_IDLE;
+		if (tls_state == TS_KERNEL) {
+			SURAND_COUNT(n_kernel_only);
+			return kernel_path(buf, len);
+		}
 	}
-	tls_state = TS_BUSY;
+	surand_call_ret = ret;
+	tls_state = cfa;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r = be->fill(buf, len);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -162,22 +296,23 @@ static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len)
 	return r;
 }
 
-/* 0 or -errno: fills buf[0..len) from the backend, never unseeded. */
-static inline int fill(void *buf, size_t len)
+/* 0 or -errno: fills buf[0..len) from the backend, never unseeded.  Always
+ * inlined into the public entry point, whose frame the mark names. */
+static inline __attribute__((always_inline)) int fill(void *buf, size_t len)
 {
 	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 	int r;
 
-	if (SURAND_LIKELY(tls_state == TS_IDLE && be != NULL)) {
-		tls_state = TS_BUSY;
-		/* The flag is set before the backend runs, as a handler sees it. */
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* IDLE: this thread registered, so set-up is done and be is set. */
+	if (SURAND_LIKELY(tls_state == TS_IDLE)) {
+		/* The mark is set before the backend runs, as a handler sees it. */
+		SURAND_SET_BUSY();
 		r = be->fill(buf, len);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		tls_state = TS_IDLE;
 		return r;
 	}
-	return fill_slow(buf, len);
+	return fill_slow(buf, len, SURAND_HERE_CFA, SURAND_HERE_RET);
 }
 
 /* ==== 3. bytes =============================================================== */
@@ -303,9 +438,8 @@ static inline __attribute__((always_inline)) uint64_t word_impl(unsigned n)
 	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 	struct surand_word w;
 
-	if (SURAND_LIKELY(tls_state == TS_IDLE && be != NULL && be->word != NULL)) {
-		tls_state = TS_BUSY;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (SURAND_LIKELY(tls_state == TS_IDLE && be->word != NULL)) {
+		SURAND_SET_BUSY();
 		w = be->word(n);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		tls_state = TS_IDLE;
@@ -354,50 +488,66 @@ SURAND_API double surand_double(void)
 	return (double)(surand_u64() >> 11) * 0x1.0p-53;
 }
 
-/* ==== 5. control and stats =================================================== */
-
-/*
- * The control calls take locks too (the base lock, a backend's).  While one
- * runs, the thread counts as busy, so a signal handler's call in between takes
- * the lock-free kernel path instead of a lock this thread already holds (a
- * handler that drew during surand_reseed() deadlocked: tests/test_storms.c);
- * a control call nested in another call refuses with EAGAIN, never deadlocks.
+/* ==== 5. control and stats ===================================================
+ *
+ * The control calls take locks too (the base lock, a backend's, init_lock).
+ * While one runs, the thread counts as busy, so a signal handler's call in
+ * between takes the lock-free kernel path instead of a lock this thread
+ * already holds (a handler that drew during surand_reseed() deadlocked:
+ * tests/test_storms.c); a control call nested in another call refuses with
+ * EAGAIN, never deadlocks.  surand_call_enter/leave (internal.h) are the
+ * same mark for the entry points outside this file.
  */
-static int control_enter(int *saved)
+int surand_call_enter(uintptr_t *saved, uintptr_t cfa, uintptr_t ret)
 {
-	if (tls_state == TS_BUSY) {
-		errno = EAGAIN;
-		return -1;
-	}
+	uintptr_t st = tls_state;
+
+	if (st >= TS_BUSY_MIN && !recover_abandoned(st, cfa))
+		return -EAGAIN;
 	*saved = tls_state;
-	tls_state = TS_BUSY;
+	surand_call_ret = ret;
+	tls_state = cfa;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return 0;
 }
 
-static void control_leave(int saved)
+void surand_call_leave(uintptr_t saved)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	tls_state = saved;
 }
 
+/* A macro: the frame is the public entry point's. */
+#define control_enter(saved) control_enter_at((saved), SURAND_HERE_CFA, SURAND_HERE_RET)
+static int control_enter_at(uintptr_t *saved, uintptr_t cfa, uintptr_t ret)
+{
+	int r = surand_call_enter(saved, cfa, ret);
+
+	if (r != 0) {
+		errno = -r;
+		return -1;
+	}
+	return 0;
+}
+
 SURAND_API int surand_reseed(void)
 {
 	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
-	int r, saved;
+	uintptr_t saved;
+	int r;
 
 	if (control_enter(&saved) != 0)
 		return -1;
 	if (!be) {
-		be = backend_init();
+		be = setup_lazy();
 		if (!be) {
-			control_leave(saved);
+			surand_call_leave(saved);
 			errno = init_err ? -init_err : EAGAIN;
 			return -1;
 		}
 	}
 	r = be->reseed ? be->reseed() : surand_base_reseed(SURAND_RESEED_FORCED);
-	control_leave(saved);
+	surand_call_leave(saved);
 	if (r < 0) {
 		errno = -r;
 		return -1;
@@ -405,10 +555,13 @@ SURAND_API int surand_reseed(void)
 	return 0;
 }
 
+/* Before the first draw only: the backend is switched, set up here (not in
+ * a handler), and every later call uses it. */
 SURAND_API int surand_set_backend(const char *name)
 {
 	const struct surand_backend *be, *cur;
-	int r = 0, saved;
+	uintptr_t saved;
+	int r = 0, st;
 
 	if (!name) {
 		errno = EINVAL;
@@ -421,14 +574,19 @@ SURAND_API int surand_set_backend(const char *name)
 	}
 	if (control_enter(&saved) != 0)
 		return -1;
-	pthread_mutex_lock(&init_lock);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
+	surand_mutex_lock(&init_lock);
+	r = -setup_locked();
 	cur = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
-	if (cur && cur != be)
-		r = EBUSY;
-	else
-		requested = be;
-	pthread_mutex_unlock(&init_lock);
-	control_leave(saved);
+	if (r == 0 && cur != be) {
+		if (__atomic_load_n(&served, __ATOMIC_SEQ_CST))
+			r = EBUSY; /* a draw was served: the design is fixed now */
+		else if (!be->init || (r = -be->init()) == 0)
+			__atomic_store_n(&active, be, __ATOMIC_RELEASE);
+	}
+	surand_mutex_unlock(&init_lock);
+	pthread_setcancelstate(st, NULL);
+	surand_call_leave(saved);
 	if (r) {
 		errno = r;
 		return -1;
@@ -436,28 +594,24 @@ SURAND_API int surand_set_backend(const char *name)
 	return 0;
 }
 
+/* Built at set-up: no lock, no allocation here (async-signal-safe). */
 SURAND_API const char *surand_backend_names(void)
 {
-	static char names[256];
-	static int built;
-	size_t i, off = 0;
+	uintptr_t saved;
 
-	pthread_mutex_lock(&init_lock);
-	if (!built) {
-		for (i = 0; surand_backends[i] && off + 20 < sizeof(names); i++)
-			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", i ? "," : "",
-						surand_backends[i]->name);
-		built = 1;
+	if (SURAND_UNLIKELY(!__atomic_load_n(&active, __ATOMIC_ACQUIRE)) &&
+	    surand_call_enter(&saved, SURAND_HERE_CFA, SURAND_HERE_RET) == 0) {
+		(void)setup_lazy();
+		surand_call_leave(saved);
 	}
-	pthread_mutex_unlock(&init_lock);
-	return names;
+	return backend_names;
 }
 
 SURAND_API int surand_stats(struct surand_stats *st, size_t size)
 {
 	struct surand_stats s;
-	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
-	int saved;
+	const struct surand_backend *be;
+	uintptr_t saved;
 
 	if (!st || size < 2 * sizeof(uint32_t)) {
 		errno = EINVAL;
@@ -465,6 +619,9 @@ SURAND_API int surand_stats(struct surand_stats *st, size_t size)
 	}
 	if (control_enter(&saved) != 0)
 		return -1;
+	be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+	if (!be)
+		be = setup_lazy();
 	memset(&s, 0, sizeof(s));
 	s.version = 1;
 	snprintf(s.backend, sizeof(s.backend), "%s", be ? be->name : choose()->name);
@@ -474,13 +631,70 @@ SURAND_API int surand_stats(struct surand_stats *st, size_t size)
 	s.fallback_signal = SURAND_LOAD(n_fallback_signal);
 	s.fallback_urandom = surand_kernel_urandom_fallbacks();
 	s.droppable = surand_secmem_kind() == 1;
+	s.kernel_only = surand_secmem_kind() < 0;
+	s.fallback_kernel_only = SURAND_LOAD(n_kernel_only);
+	s.abandoned_calls = SURAND_LOAD(n_abandoned);
 	surand_entropy_stats(&s);
 	if (be && be->stats)
 		be->stats(&s);
-	control_leave(saved);
+	surand_call_leave(saved);
 	if (size > sizeof(s))
 		size = sizeof(s);
 	s.size = (uint32_t)size;
 	memcpy(st, &s, size);
 	return 0;
 }
+
+#ifdef SURAND_TEST_BUILD
+#include "test_hooks.h"
+static int tp_sig[SURAND_TP_COUNT];
+static uint64_t tp_hits[SURAND_TP_COUNT];
+
+void surand_test_point_arm(int point, int sig)
+{
+	if (point > 0 && point < SURAND_TP_COUNT)
+		__atomic_store_n(&tp_sig[point], sig, __ATOMIC_SEQ_CST);
+}
+
+uint64_t surand_test_point_hits(int point)
+{
+	return point > 0 && point < SURAND_TP_COUNT ? SURAND_LOAD(tp_hits[point]) : 0;
+}
+
+void surand_test_point(int point)
+{
+	int sig;
+
+	if (point <= 0 || point >= SURAND_TP_COUNT)
+		return;
+	SURAND_COUNT(tp_hits[point]);
+	sig = __atomic_exchange_n(&tp_sig[point], 0, __ATOMIC_SEQ_CST);
+	if (sig)
+		raise(sig);
+}
+
+/* Tests change the environment in a child before its first draw: read it
+ * again and, while no draw was served, choose the backend it names again
+ * (as the constructor would have, had the environment been set at exec). */
+void surand_test_config_reload(void)
+{
+	const struct surand_backend *be;
+	int st;
+
+	surand_test_config_reread();
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
+	surand_mutex_lock(&init_lock);
+	if (setup_locked() == 0 && !__atomic_load_n(&served, __ATOMIC_SEQ_CST)) {
+		be = choose();
+		if (be != __atomic_load_n(&active, __ATOMIC_ACQUIRE) && (!be->init || be->init() == 0))
+			__atomic_store_n(&active, be, __ATOMIC_RELEASE);
+	}
+	surand_mutex_unlock(&init_lock);
+	pthread_setcancelstate(st, NULL);
+}
+
+int surand_test_call_busy(void)
+{
+	return tls_state >= TS_BUSY_MIN;
+}
+#endif

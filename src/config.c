@@ -155,6 +155,7 @@ static void config_read(void)
 	const char *v;
 	unsigned secs;
 
+	SURAND_TEST_POINT(SURAND_TP_CONFIG_READ);
 	config.reseed_ceiling_s = RESEED_CEILING_DEFAULT_S;
 	v = secure_getenv("SURAND_RESEED_SECS");
 	if (v) {
@@ -193,8 +194,8 @@ const struct surand_design_config *surand_design_config(void)
 
 #ifdef SURAND_TEST_BUILD
 /* Test builds: re-read the environment (tests change it between cases). */
-void surand_test_config_reload(void);
-void surand_test_config_reload(void)
+/* api.c's surand_test_config_reload() calls this, then chooses the backend again. */
+void surand_test_config_reread(void)
 {
 	memset(&config, 0, sizeof(config));
 	memset(&design_config, 0, sizeof(design_config));

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 #include "surand.h"
@@ -79,6 +80,8 @@ void *surand_secmem_alloc(size_t len) SURAND_HIDDEN;
 void surand_secmem_free(void *p, size_t len) SURAND_HIDDEN;
 /* 1: pages are MAP_DROPPABLE; 0: WIPEONFORK; -1: neither (fork generation used). */
 int surand_secmem_kind(void) SURAND_HIDDEN;
+/* Decides the kind now (one page mapped and unmapped) if no secret was mapped yet. */
+void surand_secmem_probe(void) SURAND_HIDDEN;
 /* Bumped by the atfork child handler: what detects fork() where wipe-on-fork is absent. */
 extern volatile uint64_t surand_fork_generation SURAND_HIDDEN;
 
@@ -124,6 +127,83 @@ void surand_vdso_thread_exit(void) SURAND_HIDDEN;
 void surand_kernel_atfork_child(void) SURAND_HIDDEN;
 /* Counters: seeds that came from /dev/urandom. */
 uint64_t surand_kernel_urandom_fallbacks(void) SURAND_HIDDEN;
+
+/* ---- api.c: the per-thread call state (the busy mark) ----------------------
+ *
+ * surand_call_state: 0 new, 1 idle, 2 kernel-only, else, inside a call, the
+ * canonical frame address of the public entry point in progress (busy), with
+ * its return address in surand_call_ret.  Every public entry point runs under
+ * the mark, so that a signal handler's call made while it is set takes the
+ * lock-free kernel path instead of a lock this thread holds.  The two words
+ * tell such a nested call from a call abandoned by a siglongjmp: the nested
+ * call runs below a live frame whose return address is still in place
+ * (api.c, recover_abandoned).
+ * surand_call_enter: 0, or -EAGAIN when this call is nested in another (a
+ * handler interrupted it); then the caller must not take a lock.
+ */
+extern __thread uintptr_t surand_call_state SURAND_HIDDEN;
+extern __thread uintptr_t surand_call_ret SURAND_HIDDEN;
+#define SURAND_CALL_BUSY_MIN 16u
+/* Evaluated in the public entry point itself (or code always inlined there). */
+#define SURAND_HERE_CFA ((uintptr_t)__builtin_dwarf_cfa())
+#define SURAND_HERE_RET ((uintptr_t)__builtin_return_address(0))
+#define SURAND_SET_BUSY()                                   \
+	do {                                                \
+		surand_call_ret = SURAND_HERE_RET;          \
+		surand_call_state = SURAND_HERE_CFA;        \
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);    \
+	} while (0)
+int surand_call_enter(uintptr_t *saved, uintptr_t cfa, uintptr_t ret) SURAND_HIDDEN;
+void surand_call_leave(uintptr_t saved) SURAND_HIDDEN;
+
+/* The mark for the input calls (surand_add_event/_entropy), which also run
+ * nested: a nested one goes on unmarked (its own paths are lock-free there).
+ * A macro: the frame address must be the entry point's. */
+#define SURAND_MARK_BUSY(saved)                                              \
+	do {                                                                 \
+		(saved) = surand_call_state;                                 \
+		if (SURAND_LIKELY((saved) < SURAND_CALL_BUSY_MIN))           \
+			SURAND_SET_BUSY();                                   \
+	} while (0)
+#define SURAND_UNMARK_BUSY(saved)                                            \
+	do {                                                                 \
+		if (SURAND_LIKELY((saved) < SURAND_CALL_BUSY_MIN)) {         \
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);             \
+			surand_call_state = (saved);                         \
+		}                                                            \
+	} while (0)
+
+/*
+ * Every lock surand takes is counted per thread: a call abandoned by a
+ * siglongjmp out of a signal handler while it held one never releases it,
+ * and the busy mark is then never taken back (api.c, recover_abandoned).
+ * The count is raised before the lock is taken and lowered after release.
+ */
+extern __thread unsigned surand_locks_held SURAND_HIDDEN;
+static inline void surand_mutex_lock(pthread_mutex_t *m)
+{
+	surand_locks_held++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(m);
+}
+static inline void surand_mutex_unlock(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	surand_locks_held--;
+}
+
+/* ---- test points (test builds only): a hook raises a signal at a named
+ * point inside the library, so the tests reach the windows a real signal
+ * would hit only by chance (tests/test_callstate.c).  No-op otherwise. */
+#ifdef SURAND_TEST_BUILD
+#include "test_hooks.h"
+void surand_test_point(int point) SURAND_HIDDEN;
+void surand_test_config_reread(void) SURAND_HIDDEN;
+#define SURAND_TEST_POINT(p) surand_test_point(p)
+#else
+#define SURAND_TEST_POINT(p) ((void)0)
+#endif
 
 /* ---- time ----------------------------------------------------------------- */
 /* CLOCK_MONOTONIC_COARSE in ns (vDSO, no syscall); tests may inject a clock. */

@@ -101,6 +101,16 @@ void surand_secmem_free(void *p, size_t len)
 	munmap(p, len);
 }
 
+void surand_secmem_probe(void)
+{
+	void *p;
+
+	if (__atomic_load_n(&secmem_kind_v, __ATOMIC_RELAXED) != 2)
+		return;
+	p = surand_secmem_alloc(1);
+	surand_secmem_free(p, 1);
+}
+
 int surand_secmem_kind(void)
 {
 	int k = __atomic_load_n(&secmem_kind_v, __ATOMIC_RELAXED);

@@ -166,4 +166,22 @@ void surand_test_percpu_fail_trylock(int n);
 void surand_test_drop_state(void);
 
 #endif
+/* Test points (internal.h, SURAND_TEST_POINT): the next time the library
+ * reaches `point`, it raises `sig` there (once; sig 0 disarms).  Armed from
+ * a test's own constructor, a point is reached inside surand's set-up too. */
+enum surand_test_point_id {
+	SURAND_TP_SETUP = 1,          /* api.c: the one-time set-up begins */
+	SURAND_TP_CONFIG_READ,        /* config.c: the environment is being read */
+	SURAND_TP_NAMES,              /* api.c: the backend name list is being built */
+	SURAND_TP_THREAD_EXIT_LOCKED, /* thread.c: thread exit, the slab lock held */
+	SURAND_TP_REFILL,             /* thread.c: a refill, no lock held */
+	SURAND_TP_SLAB_LOCKED,        /* thread.c: a slot taken, the slab lock held */
+	SURAND_TP_COUNT
+};
+void surand_test_point_arm(int point, int sig);
+/* How often `point` was reached since the process started. */
+uint64_t surand_test_point_hits(int point);
+/* The calling thread's busy mark is set (nonzero: inside a surand call). */
+int surand_test_call_busy(void);
+
 #endif

@@ -313,14 +313,15 @@ static void keys_in_place_child(void)
 	char listing[1024] = "";
 	size_t lo = 0;
 
+	printf("# (stdio set up before the backend's set-up and first call)\n");
+	nb = read_smaps(before, MAX_MAPS);
+	/* The backend's set-up runs here (before any draw, never inside one). */
 	if (rel_select_backend() != 0)
 		return;
-	printf("# (stdio set up before the first call)\n");
-	nb = read_smaps(before, MAX_MAPS);
 	(void)surand_u64();
 	surand_bytes(key_base, 100); /* a refill or two */
 	na = read_smaps(maps, MAX_MAPS);
-	/* What the first use created (new ranges, by start address). */
+	/* What the set-up and first use created (new ranges, by start address). */
 	for (i = 0; i < na; i++) {
 		int old = 0;
 		for (j = 0; j < nb && !old; j++)
@@ -336,7 +337,7 @@ static void keys_in_place_child(void)
 					       has_flag(&maps[i], "wf") ? " wf" : "",
 					       has_flag(&maps[i], "dp") ? " dp" : "");
 	}
-	printf("# %s: anonymous mappings created by the first use:%s\n", rel_backend(), listing);
+	printf("# %s: anonymous mappings created by the set-up and first use:%s\n", rel_backend(), listing);
 	have_base = surand_test_base_key(key_base) == 0;
 	have_thread = surand_test_thread_key(key_thread) == 0;
 	nexcl = 0;
@@ -364,7 +365,7 @@ static void keys_in_place_child(void)
 	if (nneedles)
 		T_ASSERT_MSG(key_hits_secret >= nneedles, "the keys were not found at all (%d of %d)",
 			     key_hits_secret, nneedles);
-	T_ASSERT_MSG(created_secret > 0, "the first use created no dd+wf/dp mapping");
+	T_ASSERT_MSG(created_secret > 0, "the set-up and first use created no dd+wf/dp mapping");
 	surand_wipe(key_base, sizeof(key_base));
 	surand_wipe(key_thread, sizeof(key_thread));
 }

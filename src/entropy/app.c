@@ -15,7 +15,7 @@
 
 static uint64_t n_given; /* bytes given (struct surand_stats.entropy_bytes_added) */
 
-SURAND_API int surand_add_entropy(const void *buf, size_t len, unsigned int credit_bits)
+static int add_entropy(const void *buf, size_t len, unsigned int credit_bits)
 {
 	struct surand_es_counters *c = &surand_es_cnt[SURAND_ES_APP];
 	int r;
@@ -46,6 +46,20 @@ SURAND_API int surand_add_entropy(const void *buf, size_t len, unsigned int cred
 	SURAND_COUNT_N(c->bytes, len);
 	SURAND_COUNT_N(c->credited, credit_bits);
 	return 0;
+}
+
+/* Under the busy mark: a handler that draws while the pool is set up or
+ * locked here takes the kernel path, never this thread's locks. */
+SURAND_API int surand_add_entropy(const void *buf, size_t len, unsigned int credit_bits)
+{
+	uintptr_t saved;
+	int r;
+
+	SURAND_MARK_BUSY(saved);
+	r = add_entropy(buf, len, credit_bits);
+
+	SURAND_UNMARK_BUSY(saved);
+	return r;
 }
 
 uint64_t surand_app_bytes_given(void)

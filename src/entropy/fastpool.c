@@ -611,7 +611,7 @@ static __attribute__((noinline)) void fp_add_ring(uint64_t value, uint64_t sprea
 	fp_mix_unlock(slot, spread, &fp_meta[slot].lock);
 }
 
-SURAND_API void surand_add_event(uint64_t value)
+static inline __attribute__((always_inline)) void add_event(uint64_t value)
 {
 	unsigned slot;
 	uint64_t spread = fp_spread(value);
@@ -657,6 +657,18 @@ SURAND_API void surand_add_event(uint64_t value)
 	}
 #endif
 	fp_add_ring(value, spread, slot, forced);
+}
+
+/* Under the busy mark: a handler that draws while the fast pools are set up
+ * here takes the kernel path. */
+SURAND_API void surand_add_event(uint64_t value)
+{
+	uintptr_t saved;
+
+	SURAND_MARK_BUSY(saved);
+
+	add_event(value);
+	SURAND_UNMARK_BUSY(saved);
 }
 
 /* Spills the slots that hold events and are older than 1 s: a sampling round. */

@@ -106,14 +106,14 @@ static void lock_pool(int *oldstate)
 	 * on takes the lock-free path instead of deadlocking on our lock. */
 	surand_entropy_nest++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	pthread_mutex_lock(&pool_lock);
+	surand_mutex_lock(&pool_lock);
 	if (SURAND_UNLIKELY(!pool))
 		pool = __atomic_load_n(&pool_v, __ATOMIC_ACQUIRE); /* mapped: pool_page() */
 }
 
 static void unlock_pool(int oldstate)
 {
-	pthread_mutex_unlock(&pool_lock);
+	surand_mutex_unlock(&pool_lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	surand_entropy_nest--;
 	pthread_setcancelstate(oldstate, NULL);

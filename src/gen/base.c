@@ -113,13 +113,13 @@ static void lock_base(int *oldstate)
 {
 	/* No cancellation point may leave the base lock held. */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, oldstate);
-	pthread_mutex_lock(&base_lock);
+	surand_mutex_lock(&base_lock);
 	SURAND_BENCH_COUNT_LOCK();
 }
 
 static void unlock_base(int oldstate)
 {
-	pthread_mutex_unlock(&base_lock);
+	surand_mutex_unlock(&base_lock);
 	pthread_setcancelstate(oldstate, NULL);
 }
 

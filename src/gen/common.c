@@ -387,7 +387,7 @@ void *surand_slab_get(struct surand_slab *s, uint32_t *index)
 	int cs;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	pthread_mutex_lock(&s->lock);
+	surand_mutex_lock(&s->lock);
 	SURAND_BENCH_COUNT_LOCK();
 	if (s->free_head || slab_grow(s) == 0) {
 		i = s->free_head - 1;
@@ -401,7 +401,7 @@ void *surand_slab_get(struct surand_slab *s, uint32_t *index)
 		surand_wipe(p, s->slot_bytes);
 		*index = i;
 	}
-	pthread_mutex_unlock(&s->lock);
+	surand_mutex_unlock(&s->lock);
 	pthread_setcancelstate(cs, NULL);
 	if (!p)
 		errno = ENOMEM;
@@ -414,7 +414,7 @@ void surand_slab_put(struct surand_slab *s, uint32_t index)
 	int cs;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	pthread_mutex_lock(&s->lock);
+	surand_mutex_lock(&s->lock);
 	SURAND_BENCH_COUNT_LOCK();
 	if (index < s->nchunks * slab_per_chunk(s)) {
 		m = slab_meta(s, index);
@@ -426,7 +426,7 @@ void surand_slab_put(struct surand_slab *s, uint32_t index)
 			s->in_use--;
 		}
 	}
-	pthread_mutex_unlock(&s->lock);
+	surand_mutex_unlock(&s->lock);
 	pthread_setcancelstate(cs, NULL);
 }
 
@@ -459,13 +459,13 @@ void surand_slab_foreach(struct surand_slab *s, void (*fn)(void *slot, void *arg
 	int cs;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	pthread_mutex_lock(&s->lock);
+	surand_mutex_lock(&s->lock);
 	SURAND_BENCH_COUNT_LOCK();
 	n = s->nchunks * slab_per_chunk(s);
 	for (i = 0; i < n; i++)
 		if (*slab_meta(s, i) & SLAB_IN_USE)
 			fn(slab_slot(s, i), arg);
-	pthread_mutex_unlock(&s->lock);
+	surand_mutex_unlock(&s->lock);
 	pthread_setcancelstate(cs, NULL);
 }
 
@@ -475,10 +475,10 @@ static uint32_t slab_count(struct surand_slab *s, int total)
 	int cs;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	pthread_mutex_lock(&s->lock);
+	surand_mutex_lock(&s->lock);
 	SURAND_BENCH_COUNT_LOCK();
 	v = total ? s->nchunks * slab_per_chunk(s) : s->in_use;
-	pthread_mutex_unlock(&s->lock);
+	surand_mutex_unlock(&s->lock);
 	pthread_setcancelstate(cs, NULL);
 	return v;
 }
@@ -525,10 +525,10 @@ void surand_slab_test_zero(struct surand_slab *s)
 {
 	uint32_t i;
 
-	pthread_mutex_lock(&s->lock);
+	surand_mutex_lock(&s->lock);
 	for (i = 0; i < s->nchunks; i++)
 		memset(s->chunks[i], 0, SURAND_SLAB_CHUNK_BYTES);
-	pthread_mutex_unlock(&s->lock);
+	surand_mutex_unlock(&s->lock);
 }
 
 int surand_test_pool_writes(int which, uint64_t *counts, uint32_t nwords)

@@ -79,6 +79,8 @@ static inline void surand_lock(struct surand_lock *l, int *cancel_state)
 
 	/* No cancellation point may leave this lock held. */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
+	surand_locks_held++; /* counted before it is held (internal.h) */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	SURAND_BENCH_COUNT_LOCK();
 	if (SURAND_UNLIKELY(!__atomic_compare_exchange_n(&l->word, &free_v, 1, 0, __ATOMIC_ACQUIRE,
 							 __ATOMIC_RELAXED)))
@@ -91,6 +93,8 @@ static inline int surand_trylock(struct surand_lock *l, int *cancel_state)
 	uint32_t free_v = 0;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
+	surand_locks_held++; /* counted before it is held (internal.h) */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) == 0) {
 		if (__atomic_compare_exchange_n(&l->word, &free_v, 1, 0, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED)) {
@@ -99,6 +103,8 @@ static inline int surand_trylock(struct surand_lock *l, int *cancel_state)
 		}
 		SURAND_BENCH_COUNT_RMW(); /* a CAS that lost */
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	surand_locks_held--;
 	pthread_setcancelstate(*cancel_state, NULL);
 	return 0;
 }
@@ -112,6 +118,8 @@ static inline void surand_unlock(struct surand_lock *l, int cancel_state)
 		if (__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2)
 			surand_lock_wake(l);
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	surand_locks_held--;
 	pthread_setcancelstate(cancel_state, NULL);
 }
 

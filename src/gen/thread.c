@@ -184,8 +184,9 @@ static struct slot *slot_acquire(void)
 	int st;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
-	pthread_mutex_lock(&slab_lock);
+	surand_mutex_lock(&slab_lock);
 	SURAND_BENCH_COUNT_LOCK();
+	SURAND_TEST_POINT(SURAND_TP_SLAB_LOCKED);
 	if (free_head || slab_grow() == 0) {
 		i = free_head - 1;
 		m = meta_at(i);
@@ -206,7 +207,7 @@ static struct slot *slot_acquire(void)
 		n_slots_in_use++;
 		n_threads_seen++;
 	}
-	pthread_mutex_unlock(&slab_lock);
+	surand_mutex_unlock(&slab_lock);
 	pthread_setcancelstate(st, NULL);
 	tls_slot = s;
 	return s;
@@ -299,6 +300,7 @@ static int slot_refill(struct slot *s)
 	r = slot_ensure_key(s);
 	if (r < 0)
 		return r;
+	SURAND_TEST_POINT(SURAND_TP_REFILL);
 	h = s->h;
 	SURAND_LOAD_FENCE();
 	/* Dropped since the key was checked (or during the copy): the key read
@@ -607,8 +609,9 @@ static void thread_exit_cb(void)
 	/* The exiting thread's key and batch never outlive it. */
 	surand_wipe(s, sizeof(*s));
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
-	pthread_mutex_lock(&slab_lock);
+	surand_mutex_lock(&slab_lock);
 	SURAND_BENCH_COUNT_LOCK();
+	SURAND_TEST_POINT(SURAND_TP_THREAD_EXIT_LOCKED);
 	m = meta_at(i);
 	dead_calls += tls_calls;
 	dead_bytes += tls_bytes;
@@ -621,7 +624,7 @@ static void thread_exit_cb(void)
 	m->next_free = free_head;
 	free_head = i + 1;
 	n_slots_in_use--;
-	pthread_mutex_unlock(&slab_lock);
+	surand_mutex_unlock(&slab_lock);
 	pthread_setcancelstate(st, NULL);
 	TLS_ADD(tls_calls, -tls_calls);
 	TLS_ADD(tls_bytes, -tls_bytes);
@@ -675,7 +678,7 @@ static void thread_stats(struct surand_stats *st)
 	int cs;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	pthread_mutex_lock(&slab_lock);
+	surand_mutex_lock(&slab_lock);
 	SURAND_BENCH_COUNT_LOCK();
 	calls = dead_calls;
 	bytes = dead_bytes;
@@ -704,7 +707,7 @@ static void thread_stats(struct surand_stats *st)
 	st->slots_in_use = n_slots_in_use;
 	st->slots_total = n;
 	st->fallback_nomem = SURAND_LOAD(n_fallback_nomem);
-	pthread_mutex_unlock(&slab_lock);
+	surand_mutex_unlock(&slab_lock);
 	pthread_setcancelstate(cs, NULL);
 	st->vdso_fold = (uint32_t)surand_vdso_available();
 }

@@ -1,0 +1,496 @@
+/*
+ * test_callstate.c - the promises "async-signal-safe" and "fork-safe", case by
+ * case: a signal handler's call at every point where the library holds a lock
+ * or runs its one-time set-up, a siglongjmp out of a call, and every way a
+ * process can fork (fork, _Fork, a raw clone, an application's atfork handler
+ * that draws before ours) in every kind of secret memory.
+ *
+ * The windows a real signal would hit only by chance are reached with test
+ * points (src/test_hooks.h): the library raises the signal itself there.
+ * Points inside the one-time set-up are armed from this binary's own
+ * constructor, which runs before surand's.  A case that deadlocks is killed
+ * by the harness's timeout and fails.
+ * SPDX-License-Identifier: MIT
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "reliability.h"
+#include "surand.h"
+#include "test_hooks.h"
+
+#define ARM_ENV "SURAND_TEST_CALLSTATE_ARM"
+
+static struct surand_stats stats_now(void)
+{
+	struct surand_stats s;
+
+	memset(&s, 0, sizeof(s));
+	if (surand_stats(&s, sizeof(s)) != 0)
+		s.size = 0;
+	return s;
+}
+
+/* ==== the handler that draws ========================================================= */
+
+static volatile sig_atomic_t h_runs, h_done;
+static uint8_t h_bytes[32];
+static uint64_t h_setup_before, h_setup_after;
+
+static void drawing_handler(int sig)
+{
+	(void)sig;
+	h_runs++;
+	h_setup_before = surand_test_point_hits(SURAND_TP_SETUP);
+	surand_bytes(h_bytes, sizeof(h_bytes));
+	h_setup_after = surand_test_point_hits(SURAND_TP_SETUP);
+	h_done = 1;
+}
+
+static int install(int sig, void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL);
+}
+
+/*
+ * Before surand's constructor (priority 101 runs before the default): with
+ * ARM_ENV set, a point inside the one-time set-up is armed, and an
+ * application atfork child handler is registered ahead of surand's.
+ */
+static volatile int atfork_draw;
+static uint8_t atfork_bytes[64];
+
+static void app_atfork_child(void)
+{
+	if (atfork_draw)
+		surand_bytes(atfork_bytes, sizeof(atfork_bytes));
+}
+
+__attribute__((constructor(101))) static void before_surand(void)
+{
+	const char *arm = getenv(ARM_ENV);
+
+	(void)pthread_atfork(NULL, NULL, app_atfork_child);
+	if (!arm)
+		return;
+	if (install(SIGUSR1, drawing_handler) != 0)
+		return;
+	if (strcmp(arm, "config") == 0)
+		surand_test_point_arm(SURAND_TP_CONFIG_READ, SIGUSR1);
+	else if (strcmp(arm, "names") == 0)
+		surand_test_point_arm(SURAND_TP_NAMES, SIGUSR1);
+}
+
+static int handler_ok(void)
+{
+	return h_runs == 1 && h_done && !t_all_zero(h_bytes, sizeof(h_bytes));
+}
+
+/* ==== set-up ========================================================================= */
+
+/* The process's first call is made from a signal handler: the set-up was
+ * already done (constructor), none of it runs in the handler. */
+static void setup_before_handler_child(void)
+{
+	uint64_t before_main = surand_test_point_hits(SURAND_TP_SETUP);
+
+	T_ASSERT(install(SIGUSR1, drawing_handler) == 0);
+	raise(SIGUSR1);
+	rel_report("setup-not-in-handler",
+		   "the process's first call made from a signal handler: set-up ran before main",
+		   handler_ok() && before_main == 1 && h_setup_before == h_setup_after, 0, 0, 0);
+	T_ASSERT_MSG(before_main == 1, "set-up ran %llu times before main",
+		     (unsigned long long)before_main);
+	T_ASSERT_MSG(h_setup_before == h_setup_after, "the handler's call ran the set-up");
+	T_ASSERT(handler_ok());
+}
+
+/* A handler draws while the environment is being read (the once that the
+ * input calls used to run unmarked: the draw waited on it forever). */
+static void config_read_child(void)
+{
+	uint8_t b[16] = {1};
+
+	T_ASSERT(surand_add_entropy(b, sizeof(b), 0) == 0);
+	surand_add_event(0x1234);
+	surand_bytes(b, sizeof(b));
+	rel_report("signal-during-config-read",
+		   "a handler draws while the environment is read (set-up, surand_add_entropy/event)",
+		   handler_ok(), 0, 0, 0);
+	T_ASSERT_MSG(surand_test_point_hits(SURAND_TP_CONFIG_READ) >= 1, "the point was never reached");
+	T_ASSERT_MSG(handler_ok(), "handler runs %d, done %d", (int)h_runs, (int)h_done);
+	T_ASSERT(stats_now().fallback_signal >= 1); /* the handler's draw took the kernel path */
+}
+
+/* A handler draws while the backend name list is built. */
+static void names_child(void)
+{
+	const char *n = surand_backend_names();
+	uint8_t b[16];
+
+	surand_bytes(b, sizeof(b));
+	rel_report("signal-during-backend-names",
+		   "a handler draws while surand_backend_names() builds its list", handler_ok(), 0, 0,
+		   0);
+	T_ASSERT(n && strstr(n, "thread") != NULL);
+	T_ASSERT_MSG(surand_test_point_hits(SURAND_TP_NAMES) >= 1, "the point was never reached");
+	T_ASSERT_MSG(handler_ok(), "handler runs %d, done %d", (int)h_runs, (int)h_done);
+}
+
+/* ==== a thread's first call allocates nothing ========================================
+ *
+ * A handler that interrupted malloc and makes the thread's first call must not
+ * reach malloc again (the arena lock is held: it deadlocks).  glibc's
+ * pthread_setspecific callocs a second-level block for a key index of 32 or
+ * more, so the thread-exit key must have been made before the application's
+ * keys.  The allocator is interposed here (forwarding to glibc's) to count
+ * what a draw allocates; not under a sanitizer, whose allocator it would
+ * bypass.
+ */
+#if !REL_ASAN && !REL_TSAN
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+static __thread int in_draw;
+static unsigned long allocs_in_draw;
+
+void *malloc(size_t n)
+{
+	if (in_draw)
+		__atomic_fetch_add(&allocs_in_draw, 1, __ATOMIC_RELAXED);
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	if (in_draw)
+		__atomic_fetch_add(&allocs_in_draw, 1, __ATOMIC_RELAXED);
+	return __libc_calloc(n, size);
+}
+#define ALLOC_COUNTED 1
+#else
+#define ALLOC_COUNTED 0
+#endif
+
+#define APP_KEYS 40
+
+static void *first_draw_thread(void *arg)
+{
+	uint8_t *b = arg;
+
+#if ALLOC_COUNTED
+	in_draw = 1;
+#endif
+	surand_bytes(b, 16); /* this thread's first call */
+	(void)surand_u64();
+#if ALLOC_COUNTED
+	in_draw = 0;
+#endif
+	return NULL;
+}
+
+static void many_keys_child(void)
+{
+	static pthread_key_t keys[APP_KEYS];
+	uint8_t b[16] = {0};
+	pthread_t t;
+
+	for (int i = 0; i < APP_KEYS; i++)
+		T_ASSERT(pthread_key_create(&keys[i], NULL) == 0);
+	T_ASSERT(pthread_create(&t, NULL, first_draw_thread, b) == 0);
+	T_ASSERT(pthread_join(t, NULL) == 0);
+#if ALLOC_COUNTED
+	rel_report("first-call-allocates-nothing",
+		   rel_fmt("%d application pthread keys, then a new thread's first draws", APP_KEYS),
+		   allocs_in_draw == 0 && !t_all_zero(b, 16), 0, 0, 0);
+	T_ASSERT_MSG(allocs_in_draw == 0, "a thread's first draw called malloc/calloc %lu times",
+		     allocs_in_draw);
+#endif
+	T_ASSERT(!t_all_zero(b, 16));
+}
+
+/* ==== thread exit ==================================================================== */
+
+static void *exiting_thread(void *arg)
+{
+	uint8_t b[16];
+
+	(void)arg;
+	surand_bytes(b, sizeof(b));
+	/* Raised in the exit destructor, while the slab lock is held. */
+	surand_test_point_arm(SURAND_TP_THREAD_EXIT_LOCKED, SIGUSR1);
+	return NULL;
+}
+
+static void exit_destructor_child(void)
+{
+	pthread_t t;
+
+	T_ASSERT(install(SIGUSR1, drawing_handler) == 0);
+	T_ASSERT(pthread_create(&t, NULL, exiting_thread, NULL) == 0);
+	T_ASSERT(pthread_join(t, NULL) == 0);
+	rel_report("signal-in-thread-exit",
+		   "a handler draws in the thread-exit destructor while the slab lock is held",
+		   handler_ok(), 0, 0, 0);
+	T_ASSERT_MSG(surand_test_point_hits(SURAND_TP_THREAD_EXIT_LOCKED) >= 1,
+		     "the point was never reached");
+	T_ASSERT_MSG(handler_ok(), "handler runs %d, done %d", (int)h_runs, (int)h_done);
+	T_ASSERT(stats_now().fallback_signal >= 1);
+}
+
+/* ==== siglongjmp out of a call ======================================================= */
+
+static sigjmp_buf jump_back;
+
+static void jumping_handler(int sig)
+{
+	(void)sig;
+	siglongjmp(jump_back, 1);
+}
+
+#define AFTER_JUMP_CALLS 1000
+
+/* Left in a refill (no lock held): the busy mark is taken back, the thread's
+ * state dropped, and the backend serves the calls after it. */
+static void longjmp_recovers_child(void)
+{
+	static uint8_t out[AFTER_JUMP_CALLS][16];
+	struct surand_stats a, b;
+	uint8_t x[16];
+	volatile int calls = 0;
+	unsigned long long dups;
+
+	T_ASSERT(install(SIGUSR2, jumping_handler) == 0);
+	surand_bytes(x, sizeof(x));
+	if (sigsetjmp(jump_back, 1) == 0) {
+		surand_test_point_arm(SURAND_TP_REFILL, SIGUSR2);
+		for (calls = 0; calls < 1000; calls++) /* the batch runs out within 253 */
+			surand_bytes(x, sizeof(x));
+		T_ASSERT_MSG(0, "no refill was reached in %d calls", calls);
+	}
+	T_ASSERT(surand_test_call_busy()); /* the abandoned call's mark */
+	a = stats_now();
+	T_ASSERT_MSG(a.size != 0, "surand_stats after the jump: %s", strerror(errno));
+	T_ASSERT(!surand_test_call_busy());
+	for (int i = 0; i < AFTER_JUMP_CALLS; i++)
+		surand_bytes(out[i], 16);
+	b = stats_now();
+	dups = rel_count_dups(out, AFTER_JUMP_CALLS, 16);
+	rel_report("siglongjmp-out-of-call",
+		   rel_fmt("a handler siglongjmps out of a refill; %d calls after it", AFTER_JUMP_CALLS),
+		   b.fallback_signal == a.fallback_signal && a.abandoned_calls == 1 && dups == 0, dups,
+		   0, 0);
+	T_ASSERT_EQ_U64(a.abandoned_calls, 1);
+	T_ASSERT_MSG(b.fallback_signal == a.fallback_signal,
+		     "%llu calls after the jump took the kernel path (the thread stayed busy)",
+		     (unsigned long long)(b.fallback_signal - a.fallback_signal));
+	T_ASSERT(b.calls >= a.calls + AFTER_JUMP_CALLS);
+	T_ASSERT(dups == 0);
+}
+
+/* Left while the slab lock was held: that lock is never released, so the
+ * mark stays and the thread's calls go on through the kernel path. */
+static volatile int locked_ok;
+
+static void *lock_jump_thread(void *arg)
+{
+	static uint8_t out[200][16];
+	struct surand_stats s;
+
+	(void)arg;
+	if (sigsetjmp(jump_back, 1) == 0) {
+		surand_test_point_arm(SURAND_TP_SLAB_LOCKED, SIGUSR2);
+		surand_bytes(out[0], 16); /* this thread's first call takes a slot */
+		return NULL;              /* the point was not reached */
+	}
+	for (int i = 0; i < 200; i++)
+		surand_bytes(out[i], 16);
+	/* A control call would need the lock: it refuses instead of waiting. */
+	errno = 0;
+	locked_ok = surand_test_call_busy() && rel_count_dups(out, 200, 16) == 0 &&
+		    !t_all_zero(out[199], 16) && surand_stats(&s, sizeof(s)) == -1 && errno == EAGAIN;
+	return NULL;
+}
+
+static void longjmp_lock_held_child(void)
+{
+	pthread_t t;
+	uint8_t x[16];
+
+	T_ASSERT(install(SIGUSR2, jumping_handler) == 0);
+	surand_bytes(x, sizeof(x));
+	T_ASSERT(pthread_create(&t, NULL, lock_jump_thread, NULL) == 0);
+	T_ASSERT(pthread_join(t, NULL) == 0);
+	rel_report("siglongjmp-lock-held",
+		   "a handler siglongjmps out of a call holding the slab lock; 200 calls after it",
+		   locked_ok, 0, 0, 0);
+	T_ASSERT_MSG(surand_test_point_hits(SURAND_TP_SLAB_LOCKED) >= 1, "the point was never reached");
+	T_ASSERT_MSG(locked_ok, "the thread's calls after the jump failed or repeated");
+	fflush(stdout);
+	_exit(t_case_failed() ? 1 : 0); /* the slab lock stays held: nothing else may draw */
+}
+
+/* ==== fork paths x memory kinds ====================================================== */
+
+enum fork_path { FP_FORK, FP_UFORK, FP_CLONE, FP_ATFORK_FIRST, FP_COUNT };
+static const char *const fp_names[FP_COUNT] = {"fork()", "_Fork()", "clone(SIGCHLD)",
+					       "fork() with an app atfork draw first"};
+#define FORK_CHUNKS 64 /* 16-byte draws on each side, 1 KiB */
+
+static pid_t fork_by(enum fork_path p)
+{
+	switch (p) {
+	case FP_FORK:
+	case FP_ATFORK_FIRST:
+		return fork();
+	case FP_UFORK:
+		return _Fork();
+	case FP_CLONE:
+		return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	default:
+		return -1;
+	}
+}
+
+/* Draws in parent and child right after the fork; 16-byte chunks in common. */
+static long fork_path_common(enum fork_path p)
+{
+	static uint8_t par[FORK_CHUNKS + 4][16], chi[FORK_CHUNKS + 4][16];
+	uint8_t warm[16];
+	int fds[2], st;
+	long common = 0;
+	pid_t pid;
+	size_t got = 0;
+	ssize_t n;
+
+	surand_bytes(warm, sizeof(warm)); /* the state is keyed and mid-batch */
+	if (pipe(fds) != 0)
+		return -1;
+	atfork_draw = p == FP_ATFORK_FIRST;
+	pid = fork_by(p);
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		for (int i = 0; i < FORK_CHUNKS; i++)
+			surand_bytes(chi[i], 16);
+		memcpy(chi[FORK_CHUNKS], atfork_bytes, sizeof(atfork_bytes));
+		n = write(fds[1], chi, sizeof(chi));
+		_exit(n == (ssize_t)sizeof(chi) ? 0 : 1);
+	}
+	atfork_draw = 0;
+	close(fds[1]);
+	for (int i = 0; i < FORK_CHUNKS + 4; i++)
+		surand_bytes(par[i], 16);
+	while (got < sizeof(chi) && (n = read(fds[0], (uint8_t *)chi + got, sizeof(chi) - got)) > 0)
+		got += (size_t)n;
+	close(fds[0]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || got != sizeof(chi))
+		return -1;
+	/* Every child chunk (its atfork draw included) against every parent one. */
+	for (int i = 0; i < FORK_CHUNKS + (p == FP_ATFORK_FIRST ? 4 : 0); i++)
+		for (int j = 0; j < FORK_CHUNKS + 4; j++)
+			common += memcmp(chi[i], par[j], 16) == 0;
+	return common;
+}
+
+static void fork_paths(int kind, const char *kind_name)
+{
+	struct surand_stats s;
+	long common[FP_COUNT];
+	int ok = 1;
+
+	if (rel_select_backend() != 0)
+		return;
+	if (kind != 1)
+		surand_test_secmem_force(kind); /* before the first secret is mapped */
+	for (int p = 0; p < FP_COUNT; p++) {
+		common[p] = fork_path_common((enum fork_path)p);
+		ok &= common[p] == 0;
+	}
+	s = stats_now();
+	rel_report(rel_fmt("fork-paths-%s", kind_name),
+		   rel_fmt("fork(), _Fork(), clone(SIGCHLD), an app atfork draw first; %s memory "
+			   "(kernel_only %u, droppable %u); %d x 16 B each side",
+			   kind_name, s.kernel_only, s.droppable, FORK_CHUNKS),
+		   ok, 0, 0, 0);
+	for (int p = 0; p < FP_COUNT; p++)
+		T_ASSERT_MSG(common[p] == 0, "%s in %s memory: %ld chunks the parent also drew%s",
+			     fp_names[p], kind_name, common[p], common[p] < 0 ? " (fork failed)" : "");
+	if (kind < 0)
+		T_ASSERT_EQ_U64(s.kernel_only, 1);
+	else
+		T_ASSERT_EQ_U64(s.kernel_only, 0);
+}
+
+static void fork_paths_default_child(void)
+{
+	fork_paths(1, "default"); /* MAP_DROPPABLE where the kernel has it (6.11+) */
+}
+
+static void fork_paths_wipeonfork_child(void)
+{
+	fork_paths(0, "wipeonfork");
+}
+
+static void fork_paths_none_child(void)
+{
+	fork_paths(-1, "no-wipe-on-fork");
+}
+
+/* ==== main =========================================================================== */
+
+static const struct t_child_case child_cases[] = {
+	{"setup_before_handler", setup_before_handler_child},
+	{"config_read", config_read_child},
+	{"names", names_child},
+	{"exit_destructor", exit_destructor_child},
+	{"many_keys", many_keys_child},
+	{"longjmp_recovers", longjmp_recovers_child},
+	{"longjmp_lock_held", longjmp_lock_held_child},
+	{"fork_paths_default", fork_paths_default_child},
+	{"fork_paths_wipeonfork", fork_paths_wipeonfork_child},
+	{"fork_paths_none", fork_paths_none_child},
+	{NULL, NULL},
+};
+
+static void arm_and_run(const char *name, const char *arm, const char *child, const char *row)
+{
+	if (arm)
+		setenv(ARM_ENV, arm, 1);
+	rel_run_once(name, child, row, 30);
+	unsetenv(ARM_ENV);
+}
+
+int main(int argc, char **argv)
+{
+	t_init(argc, argv);
+	t_child_main(argc, argv, child_cases);
+	arm_and_run("setup_before_handler", NULL, "setup_before_handler", "setup-not-in-handler");
+	arm_and_run("signal_during_config_read", "config", "config_read", "signal-during-config-read");
+	arm_and_run("signal_during_backend_names", "names", "names", "signal-during-backend-names");
+	arm_and_run("signal_in_thread_exit", NULL, "exit_destructor", "signal-in-thread-exit");
+	if (ALLOC_COUNTED)
+		arm_and_run("first_call_many_keys", NULL, "many_keys", "first-call-allocates-nothing");
+	else
+		printf("# first_call_many_keys: not under a sanitizer (its allocator is not "
+		       "interposable); run in the plain build\n");
+	arm_and_run("siglongjmp_recovers", NULL, "longjmp_recovers", "siglongjmp-out-of-call");
+	arm_and_run("siglongjmp_lock_held", NULL, "longjmp_lock_held", "siglongjmp-lock-held");
+	rel_per_backend("fork_paths_default", "fork_paths_default", "fork-paths-default", 30);
+	rel_per_backend("fork_paths_wipeonfork", "fork_paths_wipeonfork", "fork-paths-wipeonfork", 30);
+	rel_per_backend("fork_paths_none", "fork_paths_none", "fork-paths-no-wipe-on-fork", 30);
+	return t_done();
+}
