@@ -1109,6 +1109,11 @@ static void first_event_in_handler_child(void)
  *   zero length              before readiness: EAGAIN with GRND_NONBLOCK, a
  *                            wait without it, 0 with GRND_INSECURE (as
  *                            getrandom(2) in drivers/char/random.c).
+ *   preload in a sandbox     build/preload-test/pltest sandbox under
+ *                            libsurand-preload.so: /dev/urandom opened, then
+ *                            seccomp refuses getrandom and open; the reads get
+ *                            the kernel's bytes, no abort (tests/preload.sh
+ *                            checks the same with the stats line).
  */
 
 #define FAKE_PATTERN "surand-test: not the kernel's device "
@@ -1423,6 +1428,68 @@ static void not_ready_semantics_child(void)
 		   ok, 0, 0, 0);
 }
 
+/* The build folder: this binary is <build>/test/test_faults. */
+static int build_dir(char *out, size_t n)
+{
+	ssize_t len = readlink("/proc/self/exe", out, n - 1);
+	char *slash;
+	int i;
+
+	if (len <= 0)
+		return -1;
+	out[len] = 0;
+	for (i = 0; i < 2; i++) {
+		slash = strrchr(out, '/');
+		if (!slash)
+			return -1;
+		*slash = 0;
+	}
+	return 0;
+}
+
+static void preload_sandbox_child(void)
+{
+	char dir[4000], so[4096], prog[4096], env_pl[4200], out[4096];
+	char *const argv[] = {prog, "sandbox", NULL};
+	char *const envp[] = {env_pl, "SURAND_PRELOAD_STATS=1", "PATH=/usr/bin:/bin", NULL};
+	size_t got = 0;
+	ssize_t n;
+	int p[2], st, ok;
+	pid_t pid;
+
+	T_ASSERT(build_dir(dir, sizeof(dir)) == 0);
+	snprintf(so, sizeof(so), "%s/libsurand-preload.so", dir);
+	snprintf(prog, sizeof(prog), "%s/preload-test/pltest", dir);
+	snprintf(env_pl, sizeof(env_pl), "LD_PRELOAD=%s", so);
+	T_ASSERT_MSG(access(so, R_OK) == 0 && access(prog, X_OK) == 0,
+		     "%s or %s missing (make %s %s)", so, prog, so, prog);
+	T_ASSERT(pipe(p) == 0);
+	fflush(stdout);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execve(prog, argv, envp);
+		_exit(127);
+	}
+	close(p[1]);
+	while (got + 1 < sizeof(out) && (n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)n;
+	out[got] = 0;
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && strstr(out, "ok sandbox") &&
+	     strstr(out, "; to the kernel: ") && !strstr(out, "FATAL");
+	rel_report("fallback-preload-sandbox",
+		   "libsurand-preload.so: /dev/urandom opened, then seccomp refuses getrandom (EPERM) "
+		   "and open (ENOSYS): read, pread, readv get the kernel's bytes, getrandom and "
+		   "getentropy its EPERM, no abort",
+		   ok, 0, WIFSIGNALED(st) ? 1 : 0, 0);
+	T_ASSERT_MSG(ok, "pltest sandbox under the preload: status 0x%x: %.600s", st, out);
+}
+
 static const struct t_child_case child_cases[] = {
 	{"seccomp_enosys", seccomp_enosys_child},
 	{"seccomp_eperm", seccomp_eperm_child},
@@ -1440,6 +1507,7 @@ static const struct t_child_case child_cases[] = {
 	{"urandom_not_device", urandom_not_device_child},
 	{"seccomp_eacces", seccomp_eacces_child},
 	{"not_ready_semantics", not_ready_semantics_child},
+	{"preload_sandbox", preload_sandbox_child},
 	{NULL, NULL},
 };
 
@@ -1466,6 +1534,12 @@ static void fallback_cases(int valgrind)
 		t_run_case("urandom_not_device", skip_no_namespace);
 	rel_run_once("not_ready_semantics[thread]", "not_ready_semantics",
 		     "fallback-not-ready-semantics", 60);
+	/* The preload is built without the sanitizer of this binary's build. */
+	if (!REL_ASAN && !REL_TSAN)
+		rel_run_once("preload_sandbox[thread]", "preload_sandbox", "fallback-preload-sandbox",
+			     60);
+	else
+		printf("# preload_sandbox: run in the plain build (tests/preload.sh too)\n");
 }
 
 int main(int argc, char **argv)
