@@ -1187,12 +1187,13 @@ enum fake_kind {
 	FAKE_FILE_URANDOM, /* a regular file over /dev/urandom */
 	FAKE_ZERO_URANDOM, /* /dev/zero (1:5) over /dev/urandom */
 	FAKE_FILE_RANDOM,  /* a regular file over /dev/random (the readiness poll) */
+	FAKE_NO_DEV,       /* an empty tmpfs over /dev: no device at all (ENOENT) */
 	FAKE_REAL_URANDOM, /* control: the real /dev/urandom bound over itself */
 	FAKE_KINDS
 };
 static const char *const fake_names[FAKE_KINDS] = {
-	"regular file over /dev/urandom", "/dev/zero over /dev/urandom",
-	"regular file over /dev/random", "control: /dev/urandom bound over itself",
+	"file over /dev/urandom", "/dev/zero over /dev/urandom", "file over /dev/random",
+	"empty /dev", "control: /dev/urandom bound over itself",
 };
 static enum fake_kind fake_cur;
 
@@ -1208,6 +1209,13 @@ static void fake_prep(void)
 	if (private_mounts(why, sizeof(why)) != 0) {
 		fprintf(stderr, "%s\n", why);
 		_exit(FAKE_SETUP_FAILED);
+	}
+	if (fake_cur == FAKE_NO_DEV) {
+		if (mount("tmpfs", "/dev", "tmpfs", 0, "mode=755") != 0) {
+			fprintf(stderr, "tmpfs over /dev: %s\n", strerror(errno));
+			_exit(FAKE_SETUP_FAILED);
+		}
+		goto filter;
 	}
 	if (fake_cur == FAKE_ZERO_URANDOM)
 		src = "/dev/zero";
@@ -1225,6 +1233,7 @@ static void fake_prep(void)
 	}
 	if (src == file)
 		unlink(file);
+filter:
 	if (rel_seccomp_refuse_getrandom(ENOSYS) != 0) {
 		fprintf(stderr, "seccomp: %s\n", strerror(errno));
 		_exit(FAKE_SETUP_FAILED);
@@ -1268,7 +1277,7 @@ static void urandom_not_device_child(void)
 {
 	struct probe_result r;
 	char summary[512] = "";
-	int k, ok = 1, aborted = 0;
+	int k, ok = 1, aborted = 0, want;
 
 	if (rel_select_backend() != 0)
 		return;
@@ -1290,19 +1299,19 @@ static void urandom_not_device_child(void)
 			     "(\"%.200s\")",
 			     fake_names[k], r.status, r.returned, r.err);
 		aborted++;
-		/* surand_getrandom: -1 with ENODEV (nothing else from this refusal). */
+		/* surand_getrandom: -1 with ENODEV (ENOENT without /dev), as documented. */
+		want = k == FAKE_NO_DEV ? ENOENT : ENODEV;
 		probe(fake_prep, p_getrandom_errno, &r);
 		ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3 && r.returned == 0 &&
-		     strstr(r.err, rel_fmt("errno %d", ENODEV)) != NULL;
+		     strstr(r.err, rel_fmt("errno %d\n", want)) != NULL;
 		T_ASSERT_MSG(ok, "%s: surand_getrandom: status 0x%x, %zd bytes, \"%.200s\" (want errno %d)",
-			     fake_names[k], r.status, r.returned, r.err, ENODEV);
+			     fake_names[k], r.status, r.returned, r.err, want);
 		snprintf(summary + strlen(summary), sizeof(summary) - strlen(summary), "%s%s",
 			 *summary ? "; " : "", fake_names[k]);
 	}
 	rel_report("fallback-urandom-not-device",
-		   rel_fmt("seccomp getrandom ENOSYS, private mount namespace: %s: surand_bytes "
-			   "aborted (%d), surand_getrandom -1/ENODEV; the real device bound over "
-			   "itself served",
+		   rel_fmt("seccomp getrandom ENOSYS, private mount ns: %s: %d surand_bytes aborted, "
+			   "getrandom -1/ENODEV (ENOENT); the real device bound over itself served",
 			   summary, aborted),
 		   ok, 0, 0, 0);
 }
