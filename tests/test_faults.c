@@ -32,6 +32,10 @@
  *                            repeated, and passes the FIPS tests.
  *   first call in a handler  a thread's first call made by a signal handler
  *                            that interrupted malloc() while the slab must grow.
+ *   fallbacks that fail safe a section of their own (see there): a file or
+ *                            another device over /dev/urandom, getrandom EACCES,
+ *                            the getrandom(2) semantics before readiness, the
+ *                            preload in a sandbox.
  * Each prints a RELIABILITY line (tests/reliability.h).
  * SPDX-License-Identifier: MIT
  */
