@@ -36,20 +36,36 @@ extern "C" {
 /*
  * Fills buf with len random bytes.  Never fails: it waits for the kernel's
  * CRNG to be ready on first use, and if the kernel refuses to give any seed
- * at all (getrandom(2) and /dev/urandom both denied) it prints one line on
- * stderr and calls abort() rather than return guessable bytes.
+ * at all (getrandom(2) and /dev/urandom both denied, or what is at
+ * /dev/urandom not the kernel's device) it prints one line on stderr and calls
+ * abort() rather than return guessable bytes.
  */
 void surand_bytes(void *buf, size_t len);
 
 /*
- * getrandom(2) semantics.  Returns len (clamped to SSIZE_MAX) or -1 with errno:
+ * getrandom(2) semantics.  Returns len (clamped to SSIZE_MAX) or -1 with errno,
+ * checked in the kernel's order (flags, readiness, buffer):
  *   EINVAL  unknown flag bits, or GRND_INSECURE together with GRND_RANDOM;
- *   EFAULT  buf is NULL and len > 0 (any other bad pointer faults like memcpy);
- *   EAGAIN  GRND_NONBLOCK and the kernel's CRNG is not ready yet;
- *   EINTR   interrupted while waiting for the kernel's CRNG;
- *   ENOSYS/EPERM/EACCES/EIO  no seed could be had from the kernel at all.
- * len 0 returns 0.  GRND_RANDOM has no effect (as on Linux 5.6+).
- * GRND_INSECURE before readiness is passed to the kernel as is.
+ *   EAGAIN  GRND_NONBLOCK and the kernel's CRNG is not ready yet (len 0
+ *           too), or the generator could not be set up (pthread_key_create);
+ *   EFAULT  buf is NULL and len > 0 (a bad non-NULL pointer faults like
+ *           memcpy, or is the kernel's EFAULT where it writes buf itself);
+ *   ENOMEM  no memory for the generator's secret state;
+ *   and when no seed can be had from the kernel at all (getrandom(2) refused
+ *   with ENOSYS, EPERM or EACCES, then the /dev/urandom fallback failed), the
+ *   fallback's error:
+ *   ENOENT  no /dev/urandom or /dev/random (a chroot or container without /dev);
+ *   EACCES, EPERM  opening the device refused;
+ *   EMFILE, ENFILE  no descriptor free for it;
+ *   ENODEV  what is at /dev/urandom (/dev/random) is not the kernel's character
+ *           device 1:9 (1:8): a file or another device bound over it is never read;
+ *   EIO     the device's poll reported an error, or its read returned nothing;
+ *   any other errno getrandom(2) itself returns (one a seccomp filter chose)
+ *   is passed on.  EINTR is never returned: a wait a signal interrupts resumes.
+ * Before the CRNG is ready, len 0 waits (or EAGAIN) as getrandom(2) does.
+ * GRND_RANDOM has no effect (as on Linux 5.6+).  GRND_INSECURE before
+ * readiness never waits: the kernel's best effort, as is (on the fallback,
+ * and on kernels before 5.6, /dev/urandom without the readiness poll).
  */
 ssize_t surand_getrandom(void *buf, size_t len, unsigned int flags);
 

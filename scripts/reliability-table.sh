@@ -54,7 +54,7 @@ section_of() {
 	case $1 in
 	stats-quality* | fips-vs-rngtest* | rngtest* | dieharder*) echo 1 ;;
 	fork-storm* | thread-churn* | signal-storm* | cancel-storm*) echo 2 ;;
-	seccomp* | kernel-refused* | secmem* | slab-grow* | rlimit* | emfile* | droppable* | first-call*) echo 3 ;;
+	seccomp* | kernel-refused* | fallback* | secmem* | slab-grow* | rlimit* | emfile* | droppable* | first-call*) echo 3 ;;
 	returned-bytes* | keys-in* | core-dump* | no-state* | stats-output*) echo 4 ;;
 	fuzz-* | corpus-*) echo 5 ;;
 	*) echo 6 ;;

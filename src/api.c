@@ -359,13 +359,30 @@ static int fill_or_errno(void *buf, size_t len)
 SURAND_API ssize_t surand_getrandom(void *buf, size_t len, unsigned int flags)
 {
 	const unsigned known = SURAND_GRND_NONBLOCK | SURAND_GRND_RANDOM | SURAND_GRND_INSECURE;
-	int r;
+	uint8_t probe;
+	int r, ready;
 
+	/* The kernel's order (drivers/char/random.c): flags, then readiness,
+	 * then the buffer, so a zero-length call before readiness answers as
+	 * getrandom(2) does (EAGAIN, or a wait), not 0. */
 	if ((flags & ~known) ||
 	    (flags & (SURAND_GRND_INSECURE | SURAND_GRND_RANDOM)) ==
 		    (SURAND_GRND_INSECURE | SURAND_GRND_RANDOM)) {
 		errno = EINVAL;
 		return -1;
+	}
+	ready = surand_kernel_ready();
+	if (SURAND_UNLIKELY(!ready) && !(flags & SURAND_GRND_INSECURE)) {
+		/* Ask the kernel again, as getrandom(2) would: a non-blocking
+		 * one-byte read says EAGAIN (or why no seed can be had at all);
+		 * a blocking one returns once the CRNG is ready. */
+		r = surand_kernel_fill(&probe, 1, flags & SURAND_GRND_NONBLOCK);
+		surand_wipe(&probe, 1);
+		if (r != 0) {
+			errno = -r;
+			return -1;
+		}
+		ready = 1;
 	}
 	if (len == 0)
 		return 0;
@@ -375,21 +392,15 @@ SURAND_API ssize_t surand_getrandom(void *buf, size_t len, unsigned int flags)
 	}
 	if (len > SSIZE_MAX)
 		len = SSIZE_MAX;
-	if (SURAND_UNLIKELY(!surand_kernel_ready())) {
-		if (flags & SURAND_GRND_INSECURE) {
-			/* As getrandom(2) does: the kernel's best effort, as is. */
-			r = surand_kernel_fill(buf, len, SURAND_GRND_INSECURE);
-			if (r != 0) {
-				errno = -r;
-				return -1;
-			}
-			return (ssize_t)len;
-		}
-		if (flags & SURAND_GRND_NONBLOCK) {
-			errno = EAGAIN;
+	if (SURAND_UNLIKELY(!ready)) {
+		/* GRND_INSECURE before readiness: the kernel's best effort, as
+		 * is, and never a wait (the fallback skips the readiness poll). */
+		r = surand_kernel_fill(buf, len, SURAND_GRND_INSECURE);
+		if (r != 0) {
+			errno = -r;
 			return -1;
 		}
-		/* Otherwise the backend waits for the kernel, like getrandom(2). */
+		return (ssize_t)len;
 	}
 	if (fill_or_errno(buf, len) != 0)
 		return -1;

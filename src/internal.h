@@ -102,10 +102,12 @@ void surand_fatal(const char *msg) SURAND_HIDDEN __attribute__((noreturn));
 /* ---- entropy/kernel.c: the kernel as seed source -------------------------- */
 /*
  * Fills buf entirely from the kernel's CRNG: getrandom(2) (waiting for
- * readiness unless GRND_NONBLOCK is in flags); on ENOSYS/EPERM /dev/urandom,
- * read only after poll() on /dev/random says the kernel pool is ready.
- * Returns 0 or a negative errno (-EAGAIN: not ready and NONBLOCK; -EINTR).
- * Async-signal-safe.  Handles EINTR of getrandom itself by retrying.
+ * readiness unless GRND_NONBLOCK or GRND_INSECURE is in flags); on
+ * ENOSYS/EPERM/EACCES (and EINVAL for GRND_INSECURE, before Linux 5.6)
+ * /dev/urandom, read only when fstat shows the kernel's device 1:9 and, but
+ * for GRND_INSECURE, after poll() on /dev/random (1:8) says the pool is ready.
+ * Returns 0 or a negative errno (-EAGAIN: not ready and NONBLOCK; -ENODEV:
+ * not the kernel's device).  Async-signal-safe.  Retries on EINTR.
  */
 int surand_kernel_fill(void *buf, size_t len, unsigned flags) SURAND_HIDDEN;
 /* 1 when the kernel's CRNG is ready (getrandom would not block); cached once true. */

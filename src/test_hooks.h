@@ -26,8 +26,17 @@ enum surand_test_kernel_fault {
 	SURAND_TEST_KF_GETRANDOM_EPERM,  /* seccomp-style EPERM */
 	SURAND_TEST_KF_ALL_DENIED,       /* getrandom ENOSYS and /dev/urandom EACCES */
 	SURAND_TEST_KF_NOT_READY,        /* kernel CRNG not ready: NONBLOCK gets EAGAIN */
+	SURAND_TEST_KF_GETRANDOM_EACCES, /* seccomp-style EACCES */
+	/* getrandom ENOSYS, and the poll of /dev/random never reports ready
+	 * (a blocking wait waits for ever, a non-blocking one finds it not ready) */
+	SURAND_TEST_KF_URANDOM_NOT_READY,
+	/* a kernel before 5.6, not ready: GRND_INSECURE is EINVAL, NONBLOCK EAGAIN */
+	SURAND_TEST_KF_OLD_KERNEL_NOT_READY,
 };
 void surand_test_kernel_fault(enum surand_test_kernel_fault f);
+/* As if no call had found the kernel's CRNG ready yet (the next fallback
+ * read polls /dev/random again). */
+void surand_test_kernel_forget_ready(void);
 /* Number of kernel fills (getrandom, urandom or deterministic) so far. */
 uint64_t surand_test_kernel_calls(void);
 

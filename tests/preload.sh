@@ -35,17 +35,26 @@ run_pl() {
 	# only the program is preloaded (timeout's own stats line would come last)
 	SURAND_PRELOAD_STATS=1 timeout 60 env LD_PRELOAD="$SO" "$@" >"$tmp/out" 2>"$tmp/err"
 }
-# The stats line of pid $1 (or the only/last one) in $tmp/err.
+# The stats line of pid $1 (or the only/last one) in $tmp/err:
+#   surand-preload: pid N: served B bytes in M calls: read 1, ...; descriptors: open 1, ...
 stats_line() {
 	if [ -n "${1:-}" ]; then
-		grep "^surand-preload\[$1\]:" "$tmp/err" | tail -n 1
+		grep "^surand-preload: pid $1: " "$tmp/err" | tail -n 1
 	else
-		grep '^surand-preload\[' "$tmp/err" | tail -n 1
+		grep '^surand-preload: pid [0-9]*: ' "$tmp/err" | tail -n 1
 	fi
 }
-# Value of counter $2 in stats line $1 (empty if absent).
+# Value of counter $2 ("NAME N") in stats line $1; 0 when absent (only
+# non-zero counters are printed).  "bytes" and "calls" are the served totals.
 stat_of() {
-	echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+	local v
+	case $2 in
+	bytes) v=$(echo "$1" | sed -n 's/.* served \([0-9]*\) bytes in .*/\1/p') ;;
+	calls) v=$(echo "$1" | sed -n 's/.* bytes in \([0-9]*\) calls.*/\1/p') ;;
+	to_kernel) v=$(echo "$1" | sed -n 's/.*; to the kernel: \([0-9]*\) calls.*/\1/p') ;;
+	*) v=$(echo "$1" | grep -oE "[:,] $2 [0-9]+" | awk '{print $NF}' | tail -n 1) ;;
+	esac
+	echo "${v:-0}"
 }
 # Checks every "NAME=N" of the program's "expect" line against its stats line.
 check_expect() { # name
@@ -241,6 +250,36 @@ elif [ "$(stat_of "$line" getrandom)" = 1 ] && [ "$(stat_of "$line" open)" = 1 ]
 else
 	fail early "calls before the constructor not served: $line"
 fi
+
+# ---- the stats line ---------------------------------------------------------------------------
+# getrandom 40 + getentropy 24 + one read of 16: bytes of every kind counted,
+# only the non-zero counters printed, in this exact form.
+run_pl "$T/pltest" stats
+rc=$?
+line=$(stats_line)
+want="surand-preload: pid [0-9]*: served 80 bytes in 3 calls: getrandom 1, getentropy 1, read 1; descriptors: open 1, close 1"
+if prog_ok stats && echo "$line" | grep -qx -- "$want"; then
+	pass stats-line
+else
+	fail stats-line "got '$line', want '$want'"
+fi
+
+# ---- fail-safe fallthrough --------------------------------------------------------------------
+# /dev/urandom opened, then a seccomp filter refuses getrandom and open:
+# surand has no seed, and the reads (read, pread, readv) and getrandom get the
+# kernel's answers instead of an abort ("surand: FATAL: no seed", SIGABRT).
+for b in pltest pltest-fortify; do
+	run_pl "$T/$b" sandbox
+	rc=$?
+	line=$(stats_line)
+	if prog_ok "sandbox-$b" && [ "$(stat_of "$line" calls)" = 0 ] &&
+		[ "$(stat_of "$line" to_kernel)" -ge 5 ] && ! grep -q FATAL "$tmp/err"; then
+		pass "sandbox-$b"
+	else
+		fail "sandbox-$b" "rc=$rc, stats '$line': $(head -n 2 "$tmp/err" | tr '\n' ' ')"
+	fi
+	# its RELIABILITY row: tests/test_faults.c preload_sandbox
+done
 
 # A bad SURAND_PRELOAD_FOPEN value: one line, and the default is kept.
 SURAND_PRELOAD_FOPEN=bogus run_pl "$T/pltest" cookie kernel

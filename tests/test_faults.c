@@ -32,6 +32,10 @@
  *                            repeated, and passes the FIPS tests.
  *   first call in a handler  a thread's first call made by a signal handler
  *                            that interrupted malloc() while the slab must grow.
+ *   fallbacks that fail safe a section of their own (see there): a file or
+ *                            another device over /dev/urandom, getrandom EACCES,
+ *                            the getrandom(2) semantics before readiness, the
+ *                            preload in a sandbox.
  * Each prints a RELIABILITY line (tests/reliability.h).
  * SPDX-License-Identifier: MIT
  */
@@ -313,7 +317,9 @@ static void seccomp_case(int err)
 	T_ASSERT(read(fds[0], c, 64) == 64);
 	surand_bytes(b, 64);
 	ok = memcmp(c, b, 64) != 0 && memcmp(c, a, 64) != 0;
-	rel_report(err == ENOSYS ? "seccomp-getrandom-ENOSYS" : "seccomp-getrandom-EPERM",
+	rel_report(err == ENOSYS  ? "seccomp-getrandom-ENOSYS"
+		   : err == EPERM ? "seccomp-getrandom-EPERM"
+				  : "seccomp-getrandom-EACCES",
 		   rel_fmt("real seccomp filter, %llu seeds from /dev/urandom, fork child",
 			   (unsigned long long)stats_now().fallback_urandom),
 		   ok, ok ? 0 : 1, 0, 0);
@@ -1086,6 +1092,417 @@ static void first_event_in_handler_child(void)
 		     "round %u: status 0x%x (SIGALRM 14: the handler's set-up deadlocked)", ok, st);
 }
 
+/* ==== fallbacks that fail safe ======================================================
+ *
+ * The /dev/urandom fallback and the getrandom(2) semantics of surand_getrandom
+ * when the kernel is refused, not ready, or old:
+ *
+ *   urandom not the device   getrandom refused by a real seccomp filter, and in
+ *                            a private mount namespace a regular file (a known
+ *                            pattern), /dev/zero (character device 1:5) or a
+ *                            regular file over /dev/random is bound over the
+ *                            path: every call fails closed (ENODEV, abort),
+ *                            never the file's bytes; the real device bound over
+ *                            itself (the control) still serves.
+ *   getrandom EACCES         a seccomp filter that answers EACCES: the fallback
+ *                            serves, as for ENOSYS and EPERM.
+ *   GRND_INSECURE            before readiness, on the /dev/urandom path (a
+ *                            /dev/random that never polls ready) and on a
+ *                            kernel before 5.6 (EINVAL for the flag): served at
+ *                            once, never a wait.
+ *   zero length              before readiness: EAGAIN with GRND_NONBLOCK, a
+ *                            wait without it, 0 with GRND_INSECURE (as
+ *                            getrandom(2) in drivers/char/random.c).
+ *   preload in a sandbox     build/preload-test/pltest sandbox under
+ *                            libsurand-preload.so: /dev/urandom opened, then
+ *                            seccomp refuses getrandom and open; the reads get
+ *                            the kernel's bytes, no abort (tests/preload.sh
+ *                            checks the same with the stats line).
+ */
+
+#define FAKE_PATTERN "surand-test: not the kernel's device "
+
+/* In this (forked) process: a private mount namespace, a user namespace too
+ * when not root.  0, or -1 with the reason in why. */
+static int private_mounts(char *why, size_t n)
+{
+	int fd;
+
+	if (unshare(CLONE_NEWNS) != 0) {
+		char map[64];
+		unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+		int e = errno;
+
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+			snprintf(why, n, "unshare(CLONE_NEWNS): %s; with CLONE_NEWUSER: %s",
+				 strerror(e), strerror(errno));
+			return -1;
+		}
+		fd = open("/proc/self/setgroups", O_WRONLY);
+		if (fd >= 0) {
+			(void)!write(fd, "deny", 4);
+			close(fd);
+		}
+		snprintf(map, sizeof(map), "0 %u 1", uid);
+		fd = open("/proc/self/uid_map", O_WRONLY);
+		if (fd < 0 || write(fd, map, strlen(map)) < 0) {
+			snprintf(why, n, "uid_map: %s", strerror(errno));
+			return -1;
+		}
+		close(fd);
+		snprintf(map, sizeof(map), "0 %u 1", gid);
+		fd = open("/proc/self/gid_map", O_WRONLY);
+		if (fd < 0 || write(fd, map, strlen(map)) < 0) {
+			snprintf(why, n, "gid_map: %s", strerror(errno));
+			return -1;
+		}
+		close(fd);
+	}
+	/* Private first: the binds below must not reach the host's /dev. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		snprintf(why, n, "mount --make-rprivate /: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A regular file holding FAKE_PATTERN over and over; its path in path. */
+static int make_fake_file(char *path, size_t n)
+{
+	char buf[4096];
+	size_t i, pl = strlen(FAKE_PATTERN);
+	int fd;
+
+	snprintf(path, n, "/tmp/surand-fake-dev-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = FAKE_PATTERN[i % pl];
+	if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+enum fake_kind {
+	FAKE_FILE_URANDOM, /* a regular file over /dev/urandom */
+	FAKE_ZERO_URANDOM, /* /dev/zero (1:5) over /dev/urandom */
+	FAKE_FILE_RANDOM,  /* a regular file over /dev/random (the readiness poll) */
+	FAKE_NO_DEV,       /* an empty tmpfs over /dev: no device at all (ENOENT) */
+	FAKE_REAL_URANDOM, /* control: the real /dev/urandom bound over itself */
+	FAKE_KINDS
+};
+static const char *const fake_names[FAKE_KINDS] = {
+	"file over /dev/urandom", "/dev/zero over /dev/urandom", "file over /dev/random",
+	"empty /dev", "control: /dev/urandom bound over itself",
+};
+static enum fake_kind fake_cur;
+
+/* Exit status of a probe child whose set-up failed (its reason on stderr). */
+#define FAKE_SETUP_FAILED 77
+
+/* probe() prep: the namespace, the bind, getrandom refused (a real filter). */
+static void fake_prep(void)
+{
+	char why[256], file[64];
+	const char *src = file, *dst = "/dev/urandom";
+
+	if (private_mounts(why, sizeof(why)) != 0) {
+		fprintf(stderr, "%s\n", why);
+		_exit(FAKE_SETUP_FAILED);
+	}
+	if (fake_cur == FAKE_NO_DEV) {
+		if (mount("tmpfs", "/dev", "tmpfs", 0, "mode=755") != 0) {
+			fprintf(stderr, "tmpfs over /dev: %s\n", strerror(errno));
+			_exit(FAKE_SETUP_FAILED);
+		}
+		goto filter;
+	}
+	if (fake_cur == FAKE_ZERO_URANDOM)
+		src = "/dev/zero";
+	else if (fake_cur == FAKE_REAL_URANDOM)
+		src = "/dev/urandom";
+	else if (make_fake_file(file, sizeof(file)) != 0) {
+		fprintf(stderr, "fake file: %s\n", strerror(errno));
+		_exit(FAKE_SETUP_FAILED);
+	}
+	if (fake_cur == FAKE_FILE_RANDOM)
+		dst = "/dev/random";
+	if (mount(src, dst, NULL, MS_BIND, NULL) != 0) {
+		fprintf(stderr, "bind %s over %s: %s\n", src, dst, strerror(errno));
+		_exit(FAKE_SETUP_FAILED);
+	}
+	if (src == file)
+		unlink(file);
+filter:
+	if (rel_seccomp_refuse_getrandom(ENOSYS) != 0) {
+		fprintf(stderr, "seccomp: %s\n", strerror(errno));
+		_exit(FAKE_SETUP_FAILED);
+	}
+	/* The next fallback read polls /dev/random again, as a fresh process would. */
+	surand_test_kernel_forget_ready();
+}
+
+/* probe() body: surand_getrandom; its result travels back in the 16 bytes
+ * only when it returned bytes (the case then fails). */
+static int fake_errno;
+static void p_getrandom_errno(uint8_t *b)
+{
+	uint8_t v[16];
+
+	errno = 0;
+	if (surand_getrandom(v, sizeof(v), 0) == (ssize_t)sizeof(v)) {
+		memcpy(b, v, 16);
+		return; /* bytes: probe() sends them back */
+	}
+	fake_errno = errno;
+	fprintf(stderr, "surand: errno %d\n", fake_errno); /* one line, read by the parent */
+	_exit(3);
+}
+
+/* 1 when the namespace and the bind can be made here (checked in a child). */
+static int fake_possible(char *why, size_t n)
+{
+	struct probe_result r;
+
+	fake_cur = FAKE_REAL_URANDOM;
+	probe(fake_prep, p_bytes16, &r);
+	if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == FAKE_SETUP_FAILED) {
+		snprintf(why, n, "no private mount namespace here (%.200s)", r.err);
+		return 0;
+	}
+	return 1;
+}
+
+static void urandom_not_device_child(void)
+{
+	struct probe_result r;
+	char summary[512] = "";
+	int k, ok = 1, aborted = 0, want;
+
+	if (rel_select_backend() != 0)
+		return;
+	for (k = 0; k < FAKE_KINDS && ok; k++) {
+		fake_cur = (enum fake_kind)k;
+		/* surand_bytes: abort with one line, or (control) 16 bytes. */
+		probe(fake_prep, p_bytes16, &r);
+		T_ASSERT_MSG(!(WIFEXITED(r.status) && WEXITSTATUS(r.status) == FAKE_SETUP_FAILED),
+			     "%s: set-up failed: %s", fake_names[k], r.err);
+		if (k == FAKE_REAL_URANDOM) {
+			ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0 && r.returned == 16;
+			T_ASSERT_MSG(ok, "%s: surand_bytes did not serve (status 0x%x, \"%.200s\")",
+				     fake_names[k], r.status, r.err);
+			continue;
+		}
+		ok = probe_aborted(&r);
+		T_ASSERT_MSG(ok,
+			     "%s: surand_bytes did not fail closed: status 0x%x, %zd bytes returned "
+			     "(\"%.200s\")",
+			     fake_names[k], r.status, r.returned, r.err);
+		aborted++;
+		/* surand_getrandom: -1 with ENODEV (ENOENT without /dev), as documented. */
+		want = k == FAKE_NO_DEV ? ENOENT : ENODEV;
+		probe(fake_prep, p_getrandom_errno, &r);
+		ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3 && r.returned == 0 &&
+		     strstr(r.err, rel_fmt("errno %d\n", want)) != NULL;
+		T_ASSERT_MSG(ok, "%s: surand_getrandom: status 0x%x, %zd bytes, \"%.200s\" (want errno %d)",
+			     fake_names[k], r.status, r.returned, r.err, want);
+		snprintf(summary + strlen(summary), sizeof(summary) - strlen(summary), "%s%s",
+			 *summary ? "; " : "", fake_names[k]);
+	}
+	rel_report("fallback-urandom-not-device",
+		   rel_fmt("seccomp getrandom ENOSYS, private mount ns: %s: %d surand_bytes aborted, "
+			   "getrandom -1/ENODEV (ENOENT); the real device bound over itself served",
+			   summary, aborted),
+		   ok, 0, 0, 0);
+}
+
+/* seccomp answering EACCES: the fallback serves, as for ENOSYS and EPERM. */
+static void seccomp_eacces_child(void)
+{
+	seccomp_case(EACCES);
+}
+
+/* Returns 1 when fn(arg) returned within limit_s, 0 when it was still blocked
+ * (the child is killed); *rc gets the child's exit code. */
+static int returns_within(void (*fn)(void), double limit_s, int *rc)
+{
+	pid_t pid;
+	int st;
+	double t0 = rel_now();
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		fn();
+		_exit(t_case_failed() ? 1 : 0);
+	}
+	while (rel_now() - t0 < limit_s) {
+		struct timespec ts = {0, 5000000};
+
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			*rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			return 1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	*rc = -1;
+	return 0;
+}
+
+static enum surand_test_kernel_fault nr_fault;
+
+static void insecure_16(void)
+{
+	uint8_t b[16], z[16] = {0};
+
+	surand_test_kernel_fault(nr_fault);
+	errno = 0;
+	T_ASSERT_MSG(surand_getrandom(b, 16, SURAND_GRND_INSECURE) == 16, "errno %d", errno);
+	T_ASSERT(memcmp(b, z, 16) != 0);
+}
+
+static void insecure_0(void)
+{
+	surand_test_kernel_fault(nr_fault);
+	T_ASSERT(surand_getrandom(NULL, 0, SURAND_GRND_INSECURE) == 0);
+}
+
+static void nonblock_0(void)
+{
+	uint8_t b[1];
+
+	surand_test_kernel_fault(nr_fault);
+	errno = 0;
+	T_ASSERT_MSG(surand_getrandom(b, 0, SURAND_GRND_NONBLOCK) == -1 && errno == EAGAIN,
+		     "a zero-length GRND_NONBLOCK call before readiness: not -1/EAGAIN");
+	errno = 0;
+	T_ASSERT(surand_getrandom(NULL, 0, SURAND_GRND_NONBLOCK) == -1 && errno == EAGAIN);
+	errno = 0;
+	T_ASSERT(surand_getrandom(b, 1, SURAND_GRND_NONBLOCK) == -1 && errno == EAGAIN);
+}
+
+static void blocking_0(void)
+{
+	uint8_t b[1];
+
+	surand_test_kernel_fault(nr_fault);
+	(void)surand_getrandom(b, 0, 0); /* must wait: the pool never gets ready */
+}
+
+static void blocking_16(void)
+{
+	uint8_t b[16];
+
+	surand_test_kernel_fault(nr_fault);
+	(void)surand_getrandom(b, 16, 0);
+}
+
+/* Before readiness: what returns at once and what waits, per fault. */
+static void not_ready_semantics_child(void)
+{
+	static const struct {
+		enum surand_test_kernel_fault f;
+		const char *what;
+	} faults[] = {
+		{SURAND_TEST_KF_URANDOM_NOT_READY, "getrandom refused, /dev/random never ready"},
+		{SURAND_TEST_KF_OLD_KERNEL_NOT_READY, "kernel before 5.6 (GRND_INSECURE EINVAL), not ready"},
+	};
+	const double limit = rel_slow_checker() ? 20.0 : 5.0, wait_s = 0.5;
+	size_t i;
+	int rc, ok = 1;
+
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
+		nr_fault = faults[i].f;
+		T_ASSERT_MSG(returns_within(insecure_16, limit, &rc) && rc == 0,
+			     "%s: GRND_INSECURE, 16 bytes: %s (rc %d)", faults[i].what,
+			     rc == -1 ? "still blocked" : "failed", rc);
+		T_ASSERT_MSG(returns_within(insecure_0, limit, &rc) && rc == 0,
+			     "%s: GRND_INSECURE, 0 bytes: rc %d", faults[i].what, rc);
+		T_ASSERT_MSG(returns_within(nonblock_0, limit, &rc) && rc == 0,
+			     "%s: GRND_NONBLOCK: rc %d", faults[i].what, rc);
+		if (nr_fault != SURAND_TEST_KF_URANDOM_NOT_READY)
+			continue; /* the old kernel's blocking call is the real, ready one */
+		/* Blocking calls wait: still in the call after wait_s. */
+		ok = !returns_within(blocking_0, wait_s, &rc);
+		T_ASSERT_MSG(ok, "%s: a zero-length blocking call returned (rc %d)", faults[i].what, rc);
+		ok = !returns_within(blocking_16, wait_s, &rc);
+		T_ASSERT_MSG(ok, "%s: a blocking call returned (rc %d)", faults[i].what, rc);
+	}
+	rel_report("fallback-not-ready-semantics",
+		   "before readiness (getrandom refused and /dev/random never ready; a pre-5.6 "
+		   "kernel): GRND_INSECURE served at once, zero length EAGAIN with GRND_NONBLOCK, "
+		   "0 with GRND_INSECURE, blocking calls (zero length too) wait",
+		   ok, 0, 0, 0);
+}
+
+/* The build folder: this binary is <build>/test/test_faults. */
+static int build_dir(char *out, size_t n)
+{
+	ssize_t len = readlink("/proc/self/exe", out, n - 1);
+	char *slash;
+	int i;
+
+	if (len <= 0)
+		return -1;
+	out[len] = 0;
+	for (i = 0; i < 2; i++) {
+		slash = strrchr(out, '/');
+		if (!slash)
+			return -1;
+		*slash = 0;
+	}
+	return 0;
+}
+
+static void preload_sandbox_child(void)
+{
+	char dir[4000], so[4096], prog[4096], env_pl[4200], out[4096];
+	char *const argv[] = {prog, "sandbox", NULL};
+	char *const envp[] = {env_pl, "SURAND_PRELOAD_STATS=1", "PATH=/usr/bin:/bin", NULL};
+	size_t got = 0;
+	ssize_t n;
+	int p[2], st, ok;
+	pid_t pid;
+
+	T_ASSERT(build_dir(dir, sizeof(dir)) == 0);
+	snprintf(so, sizeof(so), "%s/libsurand-preload.so", dir);
+	snprintf(prog, sizeof(prog), "%s/preload-test/pltest", dir);
+	snprintf(env_pl, sizeof(env_pl), "LD_PRELOAD=%s", so);
+	T_ASSERT_MSG(access(so, R_OK) == 0 && access(prog, X_OK) == 0,
+		     "%s or %s missing (make %s %s)", so, prog, so, prog);
+	T_ASSERT(pipe(p) == 0);
+	fflush(stdout);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execve(prog, argv, envp);
+		_exit(127);
+	}
+	close(p[1]);
+	while (got + 1 < sizeof(out) && (n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)n;
+	out[got] = 0;
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && strstr(out, "ok sandbox") &&
+	     strstr(out, "; to the kernel: ") && !strstr(out, "FATAL");
+	rel_report("fallback-preload-sandbox",
+		   "libsurand-preload.so: /dev/urandom opened, then seccomp refuses getrandom (EPERM) "
+		   "and open (ENOSYS): read, pread, readv get the kernel's bytes, getrandom and "
+		   "getentropy its EPERM, no abort",
+		   ok, 0, WIFSIGNALED(st) ? 1 : 0, 0);
+	T_ASSERT_MSG(ok, "pltest sandbox under the preload: status 0x%x: %.600s", st, out);
+}
+
 static const struct t_child_case child_cases[] = {
 	{"seccomp_enosys", seccomp_enosys_child},
 	{"seccomp_eperm", seccomp_eperm_child},
@@ -1099,8 +1516,44 @@ static const struct t_child_case child_cases[] = {
 	{"droppable", droppable_child},
 	{"first_call_in_handler", first_call_in_handler_child},
 	{"first_event_in_handler", first_event_in_handler_child},
+	/* fallbacks that fail safe */
+	{"urandom_not_device", urandom_not_device_child},
+	{"seccomp_eacces", seccomp_eacces_child},
+	{"not_ready_semantics", not_ready_semantics_child},
+	{"preload_sandbox", preload_sandbox_child},
 	{NULL, NULL},
 };
+
+static char no_ns_why[320];
+static void skip_no_namespace(void)
+{
+	t_skip(no_ns_why, NULL);
+}
+
+/* The fallback cases (see their section above). */
+static void fallback_cases(int valgrind)
+{
+	char *why = no_ns_why;
+
+	if (valgrind) {
+		printf("# under valgrind: the fallback cases run in the plain build only (no seccomp)\n");
+		return;
+	}
+	rel_per_backend("seccomp_eacces", "seccomp_eacces", "seccomp-getrandom-EACCES", 30);
+	if (fake_possible(why, sizeof(no_ns_why)))
+		rel_per_backend("urandom_not_device", "urandom_not_device",
+				"fallback-urandom-not-device", 30);
+	else
+		t_run_case("urandom_not_device", skip_no_namespace);
+	rel_run_once("not_ready_semantics[thread]", "not_ready_semantics",
+		     "fallback-not-ready-semantics", 60);
+	/* The preload is built without the sanitizer of this binary's build. */
+	if (!REL_ASAN && !REL_TSAN)
+		rel_run_once("preload_sandbox[thread]", "preload_sandbox", "fallback-preload-sandbox",
+			     60);
+	else
+		printf("# preload_sandbox: run in the plain build (tests/preload.sh too)\n");
+}
 
 int main(int argc, char **argv)
 {
@@ -1139,5 +1592,6 @@ unfiltered:
 	if (!valgrind) /* the fast pools are the same for every backend: one run */
 		rel_run_once("first_event_in_handler[thread]", "first_event_in_handler",
 			     "first-event-in-handler", 120);
+	fallback_cases(valgrind);
 	return t_done();
 }

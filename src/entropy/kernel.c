@@ -21,7 +21,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +33,12 @@
 #ifndef GRND_INSECURE
 #define GRND_INSECURE 0x0004
 #endif
+
+/* The kernel's random devices: character devices 1:8 (/dev/random) and 1:9
+ * (/dev/urandom), Documentation/admin-guide/devices.txt in the kernel tree. */
+#define DEV_MEM_MAJOR 1
+#define DEV_RANDOM_MINOR 8
+#define DEV_URANDOM_MINOR 9
 
 #ifdef SURAND_TEST_BUILD
 #include "test_hooks.h"
@@ -58,6 +66,22 @@ static ssize_t sys_getrandom(void *buf, size_t len, unsigned flags)
 	case SURAND_TEST_KF_GETRANDOM_EPERM:
 		errno = EPERM;
 		return -1;
+	case SURAND_TEST_KF_GETRANDOM_EACCES:
+		errno = EACCES;
+		return -1;
+	case SURAND_TEST_KF_URANDOM_NOT_READY:
+		errno = ENOSYS;
+		return -1;
+	case SURAND_TEST_KF_OLD_KERNEL_NOT_READY:
+		if (flags & GRND_INSECURE) { /* unknown flag before Linux 5.6 */
+			errno = EINVAL;
+			return -1;
+		}
+		if (flags & GRND_NONBLOCK) {
+			errno = EAGAIN;
+			return -1;
+		}
+		break;
 	case SURAND_TEST_KF_NOT_READY:
 		if (flags & GRND_NONBLOCK) {
 			errno = EAGAIN;
@@ -82,17 +106,63 @@ static int raw_open(const char *path)
 	return (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 }
 
+/*
+ * Opens one of the kernel's random devices and keeps the descriptor only when
+ * fstat says it is the character device 1:minor (as libsodium's
+ * randombytes_sysrandom does): whatever else sits at the path (a regular file
+ * or another device bound over it, a symlink to /dev/zero) is refused with
+ * -ENODEV.  A descriptor, or a negative errno.
+ */
+static int dev_open(const char *path, unsigned minor_nr)
+{
+	struct stat st;
+	int fd = raw_open(path), e;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_fstat, fd, &st) != 0) {
+		e = errno;
+		(void)syscall(SYS_close, fd);
+		return -e;
+	}
+	/* Fail closed: bytes read from anything but the kernel's device are no seed. */
+	if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != DEV_MEM_MAJOR ||
+	    minor(st.st_rdev) != minor_nr) {
+		(void)syscall(SYS_close, fd);
+		return -ENODEV;
+	}
+	return fd;
+}
+
+/* poll(fd, POLLIN) with no wait (nonblock) or none at all; 1 readable, 0 not, or -errno. */
 static int raw_poll_in(int fd, int nonblock)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	struct timespec zero = {0, 0};
+	int r;
 
-	return (int)syscall(SYS_ppoll, &pfd, 1, nonblock ? &zero : NULL, NULL, 0);
+#ifdef SURAND_TEST_BUILD
+	/* A pool that never gets ready: nothing asked for, so nothing comes. */
+	if (kfault == SURAND_TEST_KF_URANDOM_NOT_READY)
+		pfd.events = 0;
+#endif
+	do
+		r = (int)syscall(SYS_ppoll, &pfd, 1, nonblock ? &zero : NULL, NULL, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	if (r == 0)
+		return 0;
+	/* Ready means POLLIN and nothing else (libsodium checks the same). */
+	if ((pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) || !(pfd.revents & POLLIN))
+		return -EIO;
+	return 1;
 }
 
 /*
  * /dev/urandom only after poll() on /dev/random says the kernel pool is
  * initialised: urandom itself would hand out unseeded bytes on an old kernel.
+ * GRND_INSECURE asks for exactly those bytes and never waits: no poll then.
  */
 static int urandom_fill(uint8_t *p, size_t len, unsigned flags)
 {
@@ -103,15 +173,11 @@ static int urandom_fill(uint8_t *p, size_t len, unsigned flags)
 	if (kfault == SURAND_TEST_KF_ALL_DENIED)
 		return -EACCES;
 #endif
-	if (!__atomic_load_n(&kernel_ready_v, __ATOMIC_RELAXED)) {
-		fd = raw_open("/dev/random");
+	if (!(flags & GRND_INSECURE) && !__atomic_load_n(&kernel_ready_v, __ATOMIC_RELAXED)) {
+		fd = dev_open("/dev/random", DEV_RANDOM_MINOR);
 		if (fd < 0)
-			return -errno;
-		do
-			r = raw_poll_in(fd, flags & GRND_NONBLOCK);
-		while (r < 0 && errno == EINTR);
-		if (r < 0)
-			r = -errno;
+			return fd;
+		r = raw_poll_in(fd, flags & GRND_NONBLOCK);
 		(void)syscall(SYS_close, fd);
 		if (r < 0)
 			return r;
@@ -119,9 +185,9 @@ static int urandom_fill(uint8_t *p, size_t len, unsigned flags)
 			return -EAGAIN;
 		__atomic_store_n(&kernel_ready_v, 1, __ATOMIC_RELAXED);
 	}
-	fd = raw_open("/dev/urandom");
+	fd = dev_open("/dev/urandom", DEV_URANDOM_MINOR);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (len) {
 		n = syscall(SYS_read, fd, p, len);
 		if (n < 0 && errno == EINTR)
@@ -177,8 +243,14 @@ int surand_kernel_fill(void *buf, size_t len, unsigned flags)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == ENOSYS || errno == EPERM)
-				return urandom_fill(p, len, flags); /* seccomp or a pre-3.17 kernel */
+			/* A seccomp filter (ENOSYS, EPERM or EACCES by its own
+			 * choice) or a pre-3.17 kernel: the device, checked. */
+			if (errno == ENOSYS || errno == EPERM || errno == EACCES)
+				return urandom_fill(p, len, flags);
+			/* GRND_INSECURE is unknown before Linux 5.6: what it asks
+			 * for is what /dev/urandom gives there, without waiting. */
+			if (errno == EINVAL && (flags & GRND_INSECURE))
+				return urandom_fill(p, len, flags);
 			return -errno;
 		}
 		if (!(flags & GRND_INSECURE))
@@ -427,8 +499,14 @@ void surand_test_INSECURE_deterministic(const uint8_t seed[32])
 void surand_test_kernel_fault(enum surand_test_kernel_fault f)
 {
 	kfault = f;
-	if (f == SURAND_TEST_KF_NOT_READY)
+	if (f == SURAND_TEST_KF_NOT_READY || f == SURAND_TEST_KF_URANDOM_NOT_READY ||
+	    f == SURAND_TEST_KF_OLD_KERNEL_NOT_READY)
 		__atomic_store_n(&kernel_ready_v, 0, __ATOMIC_RELAXED);
+}
+
+void surand_test_kernel_forget_ready(void)
+{
+	__atomic_store_n(&kernel_ready_v, 0, __ATOMIC_RELAXED);
 }
 
 uint64_t surand_test_kernel_calls(void)

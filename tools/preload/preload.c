@@ -12,9 +12,12 @@
  *    device and not by path);
  *  - reads of marked descriptors (read, readv, pread, pread64, preadv,
  *    preadv64, preadv2, preadv64v2 and the fortified __read_chk,
- *    __pread_chk, __pread64_chk): answered by surand_bytes() after checking
+ *    __pread_chk, __pread64_chk): answered by surand after checking
  *    again with fstat that the number still is such a device (a number closed
  *    behind our back by a raw syscall and reused goes to the kernel);
+ *  - when surand cannot serve (no seed: a sandbox refused it getrandom and
+ *    the device after the program had opened its own), the call goes to the
+ *    real function: the program gets what the kernel would have given it;
  *  - bookkeeping: dup, dup2, dup3, fcntl/fcntl64 (F_DUPFD, F_DUPFD_CLOEXEC)
  *    copy the mark; close, close_range, closefrom, fclose clear it BEFORE the
  *    real close, so the number is never marked while someone else may get it;
@@ -39,8 +42,9 @@
  * at the end of this file, which are raw syscalls: surand never seeds itself
  * from its own interposed /dev/urandom.
  *
- * SURAND_PRELOAD_STATS=1: one line per process on stderr at exit with the
- * calls served per entry point and the bytes served (read once).
+ * SURAND_PRELOAD_STATS=1: one line per process on stderr at exit (read once):
+ *   surand-preload: pid N: served B bytes in M calls: read 128, getrandom 4; ...
+ * with the non-zero counters only (pl_fini says which groups follow).
  * SPDX-License-Identifier: MIT
  */
 #include <dlfcn.h>
@@ -160,7 +164,7 @@ static unsigned pl_unmark_range(unsigned lo, unsigned hi)
 	X(preadv64) X(preadv2) X(preadv64v2) X(__read_chk) X(__pread_chk)           \
 	X(__pread64_chk) X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) X(close)         \
 	X(close_range) X(closefrom) X(fclose) X(fopen) X(fopen64) X(cookie_read)     \
-	X(recycled)
+	X(recycled) X(to_kernel)
 
 enum pl_stat {
 #define PL_ENUM(n) PS_##n,
@@ -211,7 +215,7 @@ static inline void pl_count(enum pl_stat s, uint64_t bytes)
 	X(__openat64_2) X(read) X(readv) X(pread) X(pread64) X(preadv) X(preadv64)       \
 	X(preadv2) X(preadv64v2) X(__read_chk) X(__pread_chk) X(__pread64_chk) X(dup)    \
 	X(dup2) X(dup3) X(fcntl) X(fcntl64) X(close) X(close_range) X(closefrom)        \
-	X(fclose) X(fopen) X(fopen64)
+	X(fclose) X(fopen) X(fopen64) X(getrandom) X(getentropy)
 
 enum pl_real {
 #define PL_ENUM(n) PR_##n,
@@ -319,57 +323,84 @@ static int pl_serve_fd(int fd)
 	return 0;
 }
 
-/* A read of count bytes into buf, served by surand; kernel's return convention. */
-static ssize_t pl_serve(enum pl_stat s, void *buf, size_t count)
+/*
+ * Fills buf[0..n) from surand: 1, or 0 when surand cannot serve (it has no
+ * seed: the kernel refused it getrandom and the device), errno kept.
+ * surand_getrandom, not surand_bytes: there no seed is an abort, and a
+ * program whose sandbox still lets it read the descriptor it opened before
+ * must get the kernel's bytes instead.
+ */
+static int pl_fill(void *buf, size_t n)
+{
+	int e = errno;
+
+	if (surand_getrandom(buf, n, 0) == (ssize_t)n)
+		return 1;
+	errno = e;
+	pl_count(PS_to_kernel, 0);
+	return 0;
+}
+
+/*
+ * A read of count bytes into buf, served by surand: 1 with the kernel's
+ * return value in *ret, or 0 when the caller must make the real call.
+ */
+static int pl_serve(enum pl_stat s, void *buf, size_t count, ssize_t *ret)
 {
 	ssize_t n = surand_pl_read_len(count);
 
 	if (n < 0) {
 		errno = (int)-n;
-		return -1;
+		*ret = -1;
+		return 1;
 	}
 	if (n > 0 && !buf) { /* the kernel's answer to an obviously bad buffer */
 		errno = EFAULT;
-		return -1;
+		*ret = -1;
+		return 1;
 	}
-	if (n > 0)
-		surand_bytes(buf, (size_t)n); /* never fails, never unseeded (surand.h) */
+	if (n > 0 && !pl_fill(buf, (size_t)n)) /* never unseeded: surand or the kernel */
+		return 0;
 	pl_count(s, (uint64_t)n);
-	return n;
+	*ret = n;
+	return 1;
 }
 
-static ssize_t pl_serve_iov(enum pl_stat s, const struct iovec *iov, int iovcnt)
+static int pl_serve_iov(enum pl_stat s, const struct iovec *iov, int iovcnt, ssize_t *ret)
 {
 	ssize_t total, left;
 	int i;
 
+	*ret = -1;
 	if (iovcnt > 0 && !iov) {
 		errno = EFAULT;
-		return -1;
+		return 1;
 	}
 	if (iovcnt < 0 || iovcnt > SURAND_PL_MAX_IOV) {
 		errno = EINVAL;
-		return -1;
+		return 1;
 	}
 	total = surand_pl_readv_len(iov, iovcnt);
 	if (total < 0) {
 		errno = (int)-total;
-		return -1;
+		return 1;
 	}
 	for (i = 0; i < iovcnt; i++)
 		if (iov[i].iov_len && !iov[i].iov_base) {
 			errno = EFAULT;
-			return -1;
+			return 1;
 		}
 	left = total;
 	for (i = 0; i < iovcnt && left > 0; i++) {
 		size_t n = iov[i].iov_len < (size_t)left ? iov[i].iov_len : (size_t)left;
 
-		surand_bytes(iov[i].iov_base, n);
+		if (n && !pl_fill(iov[i].iov_base, n))
+			return 0; /* the real call fills every buffer again */
 		left -= (ssize_t)n;
 	}
 	pl_count(s, (uint64_t)total);
-	return total;
+	*ret = total;
+	return 1;
 }
 
 static int pl_fopen_cookie_mode(void);
@@ -379,14 +410,36 @@ static FILE *pl_fopened(FILE *f, const char *mode, enum pl_stat s);
 
 PL_API ssize_t getrandom(void *buf, size_t len, unsigned int flags)
 {
-	pl_count(PS_getrandom, 0);
-	return surand_getrandom(buf, len, flags);
+	__typeof__(&getrandom) f;
+	int e = errno;
+	ssize_t n = surand_getrandom(buf, len, flags);
+
+	if (n >= 0) {
+		pl_count(PS_getrandom, (uint64_t)n);
+		return n;
+	}
+	/* Not served (no seed, a bad flag, not ready): the kernel answers. */
+	errno = e;
+	pl_count(PS_to_kernel, 0);
+	f = REAL(getrandom, 0);
+	return f ? f(buf, len, flags) : syscall(SYS_getrandom, buf, len, flags);
 }
+
+PL_HIDDEN int surand_pl_lib_getentropy(void *buf, size_t len);
 
 PL_API int getentropy(void *buf, size_t len)
 {
-	pl_count(PS_getentropy, 0);
-	return surand_getentropy(buf, len);
+	__typeof__(&getentropy) f;
+	int e = errno;
+
+	if (surand_getentropy(buf, len) == 0) {
+		pl_count(PS_getentropy, len);
+		return 0;
+	}
+	errno = e;
+	pl_count(PS_to_kernel, 0);
+	f = REAL(getentropy, 0);
+	return f ? f(buf, len) : surand_pl_lib_getentropy(buf, len);
 }
 
 PL_API uint32_t arc4random(void)
@@ -509,9 +562,10 @@ PL_API int __openat64_2(int dirfd, const char *path, int flags)
 PL_API ssize_t read(int fd, void *buf, size_t count)
 {
 	__typeof__(&read) f;
+	ssize_t r;
 
-	if (pl_serve_fd(fd))
-		return pl_serve(PS_read, buf, count);
+	if (pl_serve_fd(fd) && pl_serve(PS_read, buf, count, &r))
+		return r;
 	f = REAL(read, 0);
 	return f ? f(fd, buf, count) : syscall(SYS_read, fd, buf, count);
 }
@@ -519,11 +573,12 @@ PL_API ssize_t read(int fd, void *buf, size_t count)
 PL_API ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen)
 {
 	__typeof__(&__read_chk) f;
+	ssize_t r;
 
 	if (count > buflen) /* what glibc's __read_chk does: a buffer overflow caught */
 		__chk_fail();
-	if (pl_serve_fd(fd))
-		return pl_serve(PS___read_chk, buf, count);
+	if (pl_serve_fd(fd) && pl_serve(PS___read_chk, buf, count, &r))
+		return r;
 	f = REAL(__read_chk, 0);
 	return f ? f(fd, buf, count, buflen) : syscall(SYS_read, fd, buf, count);
 }
@@ -531,31 +586,34 @@ PL_API ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen)
 PL_API ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 {
 	__typeof__(&readv) f;
+	ssize_t r;
 
-	if (pl_serve_fd(fd))
-		return pl_serve_iov(PS_readv, iov, iovcnt);
+	if (pl_serve_fd(fd) && pl_serve_iov(PS_readv, iov, iovcnt, &r))
+		return r;
 	f = REAL(readv, 0);
 	return f ? f(fd, iov, iovcnt) : syscall(SYS_readv, fd, iov, iovcnt);
 }
 
 /* pread on the random devices: the offset is checked and ignored, as by the kernel. */
-static ssize_t pl_serve_at(enum pl_stat s, void *buf, size_t count, int64_t off)
+static int pl_serve_at(enum pl_stat s, void *buf, size_t count, int64_t off, ssize_t *ret)
 {
 	int e = surand_pl_check_offset(off, 0);
 
 	if (e) {
 		errno = -e;
-		return -1;
+		*ret = -1;
+		return 1;
 	}
-	return pl_serve(s, buf, count);
+	return pl_serve(s, buf, count, ret);
 }
 
 PL_API ssize_t pread(int fd, void *buf, size_t count, off_t off)
 {
 	__typeof__(&pread) f;
+	ssize_t r;
 
-	if (pl_serve_fd(fd))
-		return pl_serve_at(PS_pread, buf, count, off);
+	if (pl_serve_fd(fd) && pl_serve_at(PS_pread, buf, count, off, &r))
+		return r;
 	f = REAL(pread, 0);
 	return f ? f(fd, buf, count, off) : syscall(SYS_pread64, fd, buf, count, off);
 }
@@ -563,9 +621,10 @@ PL_API ssize_t pread(int fd, void *buf, size_t count, off_t off)
 PL_API ssize_t pread64(int fd, void *buf, size_t count, off64_t off)
 {
 	__typeof__(&pread64) f;
+	ssize_t r;
 
-	if (pl_serve_fd(fd))
-		return pl_serve_at(PS_pread64, buf, count, off);
+	if (pl_serve_fd(fd) && pl_serve_at(PS_pread64, buf, count, off, &r))
+		return r;
 	f = REAL(pread64, 0);
 	return f ? f(fd, buf, count, off) : syscall(SYS_pread64, fd, buf, count, off);
 }
@@ -573,11 +632,12 @@ PL_API ssize_t pread64(int fd, void *buf, size_t count, off64_t off)
 PL_API ssize_t __pread_chk(int fd, void *buf, size_t count, off_t off, size_t buflen)
 {
 	__typeof__(&__pread_chk) f;
+	ssize_t r;
 
 	if (count > buflen)
 		__chk_fail();
-	if (pl_serve_fd(fd))
-		return pl_serve_at(PS___pread_chk, buf, count, off);
+	if (pl_serve_fd(fd) && pl_serve_at(PS___pread_chk, buf, count, off, &r))
+		return r;
 	f = REAL(__pread_chk, 0);
 	return f ? f(fd, buf, count, off, buflen) : syscall(SYS_pread64, fd, buf, count, off);
 }
@@ -585,25 +645,27 @@ PL_API ssize_t __pread_chk(int fd, void *buf, size_t count, off_t off, size_t bu
 PL_API ssize_t __pread64_chk(int fd, void *buf, size_t count, off64_t off, size_t buflen)
 {
 	__typeof__(&__pread64_chk) f;
+	ssize_t r;
 
 	if (count > buflen)
 		__chk_fail();
-	if (pl_serve_fd(fd))
-		return pl_serve_at(PS___pread64_chk, buf, count, off);
+	if (pl_serve_fd(fd) && pl_serve_at(PS___pread64_chk, buf, count, off, &r))
+		return r;
 	f = REAL(__pread64_chk, 0);
 	return f ? f(fd, buf, count, off, buflen) : syscall(SYS_pread64, fd, buf, count, off);
 }
 
-static ssize_t pl_serve_iov_at(enum pl_stat s, const struct iovec *iov, int iovcnt, int64_t off,
-			       int allow_current)
+static int pl_serve_iov_at(enum pl_stat s, const struct iovec *iov, int iovcnt, int64_t off,
+			   int allow_current, ssize_t *ret)
 {
 	int e = surand_pl_check_offset(off, allow_current);
 
 	if (e) {
 		errno = -e;
-		return -1;
+		*ret = -1;
+		return 1;
 	}
-	return pl_serve_iov(s, iov, iovcnt);
+	return pl_serve_iov(s, iov, iovcnt, ret);
 }
 
 /* preadv's raw form splits the offset into two longs (low, high); on LP64 high is 0. */
@@ -612,9 +674,10 @@ static ssize_t pl_serve_iov_at(enum pl_stat s, const struct iovec *iov, int iovc
 PL_API ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
 {
 	__typeof__(&preadv) f;
+	ssize_t r;
 
-	if (pl_serve_fd(fd))
-		return pl_serve_iov_at(PS_preadv, iov, iovcnt, off, 0);
+	if (pl_serve_fd(fd) && pl_serve_iov_at(PS_preadv, iov, iovcnt, off, 0, &r))
+		return r;
 	f = REAL(preadv, 0);
 	return f ? f(fd, iov, iovcnt, off) : syscall(SYS_preadv, fd, iov, iovcnt, PL_LO_HI(off));
 }
@@ -622,9 +685,10 @@ PL_API ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
 PL_API ssize_t preadv64(int fd, const struct iovec *iov, int iovcnt, off64_t off)
 {
 	__typeof__(&preadv64) f;
+	ssize_t r;
 
-	if (pl_serve_fd(fd))
-		return pl_serve_iov_at(PS_preadv64, iov, iovcnt, off, 0);
+	if (pl_serve_fd(fd) && pl_serve_iov_at(PS_preadv64, iov, iovcnt, off, 0, &r))
+		return r;
 	f = REAL(preadv64, 0);
 	return f ? f(fd, iov, iovcnt, off) : syscall(SYS_preadv, fd, iov, iovcnt, PL_LO_HI(off));
 }
@@ -637,9 +701,10 @@ PL_API ssize_t preadv64(int fd, const struct iovec *iov, int iovcnt, off64_t off
 PL_API ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flags)
 {
 	__typeof__(&preadv2) f;
+	ssize_t r;
 
-	if (flags == 0 && pl_serve_fd(fd))
-		return pl_serve_iov_at(PS_preadv2, iov, iovcnt, off, 1);
+	if (flags == 0 && pl_serve_fd(fd) && pl_serve_iov_at(PS_preadv2, iov, iovcnt, off, 1, &r))
+		return r;
 	f = REAL(preadv2, 0);
 	return f ? f(fd, iov, iovcnt, off, flags)
 		 : syscall(SYS_preadv2, fd, iov, iovcnt, PL_LO_HI(off), flags);
@@ -648,9 +713,10 @@ PL_API ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt, off_t off, i
 PL_API ssize_t preadv64v2(int fd, const struct iovec *iov, int iovcnt, off64_t off, int flags)
 {
 	__typeof__(&preadv64v2) f;
+	ssize_t r;
 
-	if (flags == 0 && pl_serve_fd(fd))
-		return pl_serve_iov_at(PS_preadv64v2, iov, iovcnt, off, 1);
+	if (flags == 0 && pl_serve_fd(fd) && pl_serve_iov_at(PS_preadv64v2, iov, iovcnt, off, 1, &r))
+		return r;
 	f = REAL(preadv64v2, 0);
 	return f ? f(fd, iov, iovcnt, off, flags)
 		 : syscall(SYS_preadv2, fd, iov, iovcnt, PL_LO_HI(off), flags);
@@ -850,10 +916,16 @@ static int pl_fopen_cookie_mode(void)
 	return s == 2;
 }
 
+/* A cookie stream has no descriptor to pass on: no seed is a read error (EIO). */
 static ssize_t pl_cookie_read(void *cookie, char *buf, size_t size)
 {
+	ssize_t r;
+
 	(void)cookie;
-	return pl_serve(PS_cookie_read, buf, size);
+	if (pl_serve(PS_cookie_read, buf, size, &r))
+		return r;
+	errno = EIO;
+	return -1;
 }
 
 /* lseek on the random devices succeeds and moves nothing (the kernel's noop_llseek). */
@@ -965,24 +1037,74 @@ __attribute__((constructor)) static void pl_init(void)
 	__atomic_store_n(&pl_ready, 1, __ATOMIC_RELEASE);
 }
 
+/* 1 for the counters of calls answered with random bytes (the "served" group). */
+static int pl_stat_serves(enum pl_stat s)
+{
+	switch (s) {
+	case PS_getrandom: case PS_getentropy: case PS_arc4random: case PS_arc4random_buf:
+	case PS_arc4random_uniform: case PS_read: case PS_readv: case PS_pread: case PS_pread64:
+	case PS_preadv: case PS_preadv64: case PS_preadv2: case PS_preadv64v2: case PS___read_chk:
+	case PS___pread_chk: case PS___pread64_chk: case PS_cookie_read:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Appends the non-zero counters of one group ("name N, name N") to line. */
+static size_t pl_stats_group(char *line, size_t cap, size_t n, int serves, const char *head)
+{
+	int i, w, first = 1;
+
+	for (i = 0; i < PS_COUNT && n < cap; i++) {
+		uint64_t v = __atomic_load_n(&pl_stats[i], __ATOMIC_RELAXED);
+
+		if (!v || i == PS_to_kernel || pl_stat_serves((enum pl_stat)i) != serves)
+			continue;
+		w = snprintf(line + n, cap - n, "%s%s %llu", first ? head : ", ", pl_stat_names[i],
+			     (unsigned long long)v);
+		n += w > 0 ? (size_t)w : 0;
+		first = 0;
+	}
+	return n;
+}
+
+/*
+ * One line per process, non-zero counters only:
+ *   surand-preload: pid N: served B bytes in M calls: read 128, getrandom 4;
+ *   descriptors: open 1, close 1; to the kernel: K calls
+ * "served" counts calls answered by surand; "descriptors" the opens and dups
+ * that marked a descriptor, the closes that cleared a mark, the fopen streams
+ * made and the stale marks found; "to the kernel" the calls surand could not
+ * serve (no seed) that went to the real function.
+ */
 __attribute__((destructor)) static void pl_fini(void)
 {
 	char line[2048];
+	uint64_t calls = 0, tk;
 	size_t n;
 	int i, w, fd;
 
 	if (!pl_stats_on())
 		return;
-	w = snprintf(line, sizeof(line), "surand-preload[%ld]:", (long)getpid());
+	for (i = 0; i < PS_COUNT; i++)
+		if (pl_stat_serves((enum pl_stat)i))
+			calls += __atomic_load_n(&pl_stats[i], __ATOMIC_RELAXED);
+	w = snprintf(line, sizeof(line), "surand-preload: pid %ld: served %llu bytes in %llu calls",
+		     (long)getpid(),
+		     (unsigned long long)__atomic_load_n(&pl_stat_bytes, __ATOMIC_RELAXED),
+		     (unsigned long long)calls);
 	n = w > 0 ? (size_t)w : 0;
-	for (i = 0; i < PS_COUNT && n < sizeof(line); i++) {
-		w = snprintf(line + n, sizeof(line) - n, " %s=%llu", pl_stat_names[i],
-			     (unsigned long long)__atomic_load_n(&pl_stats[i], __ATOMIC_RELAXED));
+	n = pl_stats_group(line, sizeof(line), n, 1, ": ");
+	n = pl_stats_group(line, sizeof(line), n, 0, "; descriptors: ");
+	tk = __atomic_load_n(&pl_stats[PS_to_kernel], __ATOMIC_RELAXED);
+	if (tk && n < sizeof(line)) {
+		w = snprintf(line + n, sizeof(line) - n, "; to the kernel: %llu calls",
+			     (unsigned long long)tk);
 		n += w > 0 ? (size_t)w : 0;
 	}
 	if (n < sizeof(line)) {
-		w = snprintf(line + n, sizeof(line) - n, " bytes=%llu\n",
-			     (unsigned long long)__atomic_load_n(&pl_stat_bytes, __ATOMIC_RELAXED));
+		w = snprintf(line + n, sizeof(line) - n, "\n");
 		n += w > 0 ? (size_t)w : 0;
 	}
 	if (n > sizeof(line))
