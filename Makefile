@@ -94,7 +94,7 @@ CHECK_DEPS  := $(TEST_BIN) $(BUILD)/surand
 .DEFAULT_GOAL := all
 -include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all run check sanitize tsan bench install clean freestanding
+.PHONY: all run check check-build sanitize tsan bench install clean freestanding
 all: $(ALL_TARGETS)
 
 # ---- objects ---------------------------------------------------------------
@@ -153,6 +153,9 @@ $(BUILD)/test/test_%: tests/test_%.c $(BUILD)/test/harness.o $(TESTLIB) tests/ha
 
 run: all
 	$(BUILD)/surand bench --quick
+
+# Builds what make check runs, without running it.
+check-build: $(CHECK_DEPS) $(ALL_TARGETS)
 
 check: $(CHECK_DEPS) $(ALL_TARGETS)
 	@BUILD=$(BUILD) SURAND_SANITIZER=$(SURAND_SANITIZER) SURAND_SKIP_SCRIPTS=$(SURAND_SKIP_SCRIPTS) \

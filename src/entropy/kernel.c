@@ -210,7 +210,7 @@ static void det_fill(uint8_t *p, size_t len)
 {
 	uint8_t block[64];
 
-	pthread_mutex_lock(&det_lock);
+	surand_mutex_lock(&det_lock);
 	while (len) {
 		size_t off = det_pos % 64, n = 64 - off;
 		if (n > len)
@@ -221,7 +221,7 @@ static void det_fill(uint8_t *p, size_t len)
 		len -= n;
 		det_pos += n;
 	}
-	pthread_mutex_unlock(&det_lock);
+	surand_mutex_unlock(&det_lock);
 	surand_wipe(block, sizeof(block));
 }
 #endif
@@ -342,10 +342,10 @@ int surand_vdso_available(void)
 		return 0;
 #endif
 	if (SURAND_UNLIKELY(s == 0)) {
-		pthread_mutex_lock(&vdso_lock);
+		surand_mutex_lock(&vdso_lock);
 		if (__atomic_load_n(&vdso_state_v, __ATOMIC_ACQUIRE) == 0)
 			vdso_resolve();
-		pthread_mutex_unlock(&vdso_lock);
+		surand_mutex_unlock(&vdso_lock);
 		s = __atomic_load_n(&vdso_state_v, __ATOMIC_ACQUIRE);
 	}
 	return s == 1;
@@ -358,7 +358,7 @@ static void *vdso_state_get(void)
 	uint8_t *m;
 	void *s;
 
-	pthread_mutex_lock(&vdso_lock);
+	surand_mutex_lock(&vdso_lock);
 	if (!vdso_free_list) {
 		len = pg * VDSO_STATES_PER_MAP_PAGES;
 		m = mmap(NULL, len, (int)vdso_params.mmap_prot, (int)vdso_params.mmap_flags, -1, 0);
@@ -379,7 +379,7 @@ static void *vdso_state_get(void)
 		vdso_free_list = *(void **)s;
 		surand_wipe(s, vdso_state_size);
 	}
-	pthread_mutex_unlock(&vdso_lock);
+	surand_mutex_unlock(&vdso_lock);
 	return s;
 }
 
@@ -438,10 +438,10 @@ void surand_vdso_thread_exit(void)
 		return;
 	tls_vdso_state = NULL;
 	surand_wipe(s, vdso_state_size);
-	pthread_mutex_lock(&vdso_lock);
+	surand_mutex_lock(&vdso_lock);
 	*(void **)s = vdso_free_list;
 	vdso_free_list = s;
-	pthread_mutex_unlock(&vdso_lock);
+	surand_mutex_unlock(&vdso_lock);
 }
 
 /* In a fork child only the forking thread exists; its state stays its own
