@@ -61,6 +61,14 @@ static uint64_t splitmix(uint64_t *s)
 #define JITTER_BUDGET_NS 200000ull      /* ... or this long, whichever comes first */
 #define JITTER_TOUCHES 64u              /* memory reads+writes per delta */
 #define JITTER_BUF_BYTES 16384u         /* spread over more than one L1 way set */
+/*
+ * The claim: 1 bit per delta at an oversampling rate of 8, so H = 1/8 bit per
+ * delta, which is both what a counted delta is credited and what the health
+ * tests' cut-offs are computed for (alpha = 2^-30, health.c):
+ *   RCT, SP 800-90B 4.4.1: C = 1 + ceil(-log2(alpha) / H) = 1 + 30 * 8 = 241;
+ *   APT, SP 800-90B 4.4.2: C = 1 + CRITBINOM(W = 512, 2^-H, 1 - alpha) = 502,
+ *   raised where P(Binomial(W - 1, 2^-H) >= C - 1) > alpha (here it is not).
+ */
 #define JITTER_OSR 8u                   /* oversampling rate: 8 deltas per credited bit */
 #define JITTER_H_NUM 1u                 /* H = 1/8 bit per delta: tested AND credited */
 #define JITTER_H_DEN JITTER_OSR
