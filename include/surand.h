@@ -196,15 +196,52 @@ struct surand_source_stat {
 	uint64_t health_apt;      /* adaptive proportion test failures (4.4.2) */
 	uint64_t overflow;        /* events: all fast-pool slots busy, lock-free path */
 };
+/*
+ * Version 2: the power-up qualification and credit accounting of each source
+ * (docs/entropy.md section 3).  Only a timer-based source is qualified
+ * (jitter); the others have state SURAND_QUAL_NONE and zeros.  A source is
+ * qualified over its first 1024 samples; while pending, and forever when
+ * disqualified, it is mixed into the pool and credited nothing.
+ */
+#define SURAND_QUAL_NONE 0         /* no power-up qualification for this source */
+#define SURAND_QUAL_PENDING 1      /* gathering its qualification samples */
+#define SURAND_QUAL_QUALIFIED 2    /* passed: credited per clean health-test window */
+#define SURAND_QUAL_DISQUALIFIED 3 /* failed (reason): mixed, never credited */
+#define SURAND_DISQ_COARSE 1       /* a delta of 0: the timer did not advance over a loop */
+#define SURAND_DISQ_NONMONOTONIC 2 /* the timer ran backwards more than 3 times */
+#define SURAND_DISQ_STUCK 3        /* > 90% of deltas with a zero 1st, 2nd or 3rd difference */
+#define SURAND_DISQ_HEALTH 4       /* a repetition count or adaptive proportion alarm */
+#define SURAND_DISQ_LOW_ENTROPY 5  /* min-entropy estimate below the credited rate */
+struct surand_source_qual {
+	uint32_t state;               /* SURAND_QUAL_* */
+	uint32_t reason;              /* SURAND_DISQ_* when disqualified, else 0 */
+	char reason_name[16];         /* "coarse", "non-monotonic", "stuck", "health", "low-entropy" or "" */
+	uint32_t samples;             /* qualification samples so far (the verdict: 1024) */
+	uint32_t zero_deltas;         /* among them: deltas of 0 */
+	uint32_t backwards;           /* ... the timer ran backwards */
+	uint32_t stuck;               /* ... stuck: a zero 1st, 2nd or 3rd difference */
+	uint32_t alarms;              /* ... health-test alarms */
+	uint32_t h_estimate_millibits; /* SP 800-90B 6.3.1 most-common-value estimate per
+					* sample, 1/1000 bit (at the verdict; 0 before) */
+	uint32_t h_credited_millibits; /* credited per counted sample, 1/1000 bit (jitter: 125) */
+	uint32_t reserved0;
+	uint64_t stuck_total;         /* stuck samples since start: neither counted nor credited */
+	uint64_t counted;             /* samples whose credit was granted (jitter: credited_bits
+				       * = counted / 8, the remainder carried) */
+	uint64_t windows_clean;       /* qualified: health-test windows closed with no alarm */
+	uint64_t windows_alarmed;     /* qualified: windows with an alarm (nothing credited) */
+};
 struct surand_source_stats {
 	uint32_t size;                 /* bytes surand filled in */
-	uint32_t version;              /* layout version, 1 */
+	uint32_t version;              /* layout version, 2 (1: up to source[]) */
 	uint32_t nsources;             /* entries of source[] in use */
 	uint32_t reserved0;
 	uint64_t pool_credit_bits;     /* as in surand_stats: since last extraction/set-up */
 	uint64_t reseeds_catastrophic; /* reseeds that included the entropy pool */
 	uint64_t pool_extractions;     /* extractions from the pool (each restarts the credit) */
 	struct surand_source_stat source[SURAND_SOURCES_MAX];
+	/* version 2 appends: */
+	struct surand_source_qual qual[SURAND_SOURCES_MAX]; /* same order as source[] */
 };
 
 int surand_source_stats(struct surand_source_stats *st, size_t size);

@@ -77,12 +77,27 @@ enum surand_test_cpu_rng_fault {
 };
 void surand_test_cpu_rng_fault(enum surand_test_cpu_rng_fault f);
 
-/* Jitter deltas forced stuck (one value) or biased (one value 3 times in 4). */
+/* Jitter deltas forced stuck (one value) or biased (one value 3 times in 4).
+ * The SIM_ kinds replace the timer's two reads around each loop by a
+ * simulated timer, a fixed function of the delta's number since the last
+ * health reset (surand_test_entropy_health_reset), so each qualification
+ * and alarm branch runs the same way on every host. */
 enum surand_test_jitter_fault {
 	SURAND_TEST_JITTER_NONE = 0,
 	SURAND_TEST_JITTER_STUCK,
 	SURAND_TEST_JITTER_BIASED,
+	SURAND_TEST_JITTER_SIM_HEALTHY,   /* 1000 half the time, else spread: about 0.9 bit */
+	SURAND_TEST_JITTER_SIM_COARSE,    /* ticks of 1000, loops of 300..899: deltas 0 or 1000 */
+	SURAND_TEST_JITTER_SIM_BACKWARDS, /* healthy, but every 128th pair of reads runs backwards */
+	SURAND_TEST_JITTER_SIM_LINEAR,    /* deltas in arithmetic progression: zero 3rd difference */
+	SURAND_TEST_JITTER_SIM_LOW,       /* one value 92 times in 100: below 1/8 bit (6.3.1) */
+	SURAND_TEST_JITTER_SIM_ALARM_ONCE, /* healthy, with one run of equal deltas (below) */
+	SURAND_TEST_JITTER_SIM_TURNS_REGULAR, /* healthy, then one value from delta ..._REGULAR_AT */
 };
+/* SIM_ALARM_ONCE: deltas [RUN_AT, RUN_AT + RUN_LEN) are all equal (one RCT alarm). */
+#define SURAND_TEST_JITTER_RUN_AT 2200u
+#define SURAND_TEST_JITTER_RUN_LEN 250u
+#define SURAND_TEST_JITTER_REGULAR_AT 2048u
 void surand_test_jitter_fault(enum surand_test_jitter_fault f);
 
 /* 1: the last base reseed included the pool (catastrophic); 0: not; -1: none yet. */

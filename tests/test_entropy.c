@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "entropy/entropy.h"
 #include "test_hooks.h"
+#include "reliability.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -110,6 +112,7 @@ static void case_setup(void)
 	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_NONE);
 	surand_test_jitter_fault(SURAND_TEST_JITTER_NONE);
 	surand_test_jitter_slow(0);
+	surand_test_jitter_round_max(0);
 	surand_test_entropy_hold_sampler(0);
 	surand_test_fastpool_force_slot(-1);
 	surand_test_entropy_health_reset(SURAND_ES_CPU);
@@ -935,7 +938,8 @@ static double tail_libm(unsigned n, double p, unsigned k)
 
 static void health_cutoffs(void)
 {
-	static const unsigned claims[][2] = { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 8, 1 }, { 32, 1 }, { 3, 4 } };
+	static const unsigned claims[][2] = { { 1, 1 }, { 1, 2 }, { 2, 1 }, { 8, 1 }, { 32, 1 }, { 3, 4 },
+					      { 1, 8 } };
 	const double alpha = ldexp(1.0, -30);
 	unsigned i, c, nist, w = SURAND_HEALTH_APT_WINDOW, k;
 	double h, p;
@@ -1044,6 +1048,45 @@ static void health_quiet_on_healthy_sources(void)
 	T_ASSERT_EQ_U64(h.rct_alarms + h.apt_alarms, 0);
 }
 
+/* SP 800-90B 6.3.1 against libm, on samples with a known most common value. */
+static void health_mcv_estimate(void)
+{
+	static const unsigned counts[] = { 1, 2, 100, 512, 768, 942, 1000, 1023, 1024 };
+	static uint64_t v[1024];
+	double p, pu, want;
+	unsigned i, k, got;
+
+	for (i = 0; i < 40; i++) {
+		p = (i + 1) / 41.0;
+		T_ASSERT_MSG(fabs(surand_health_neg_log2(p) + log2(p)) < 1e-12, "-log2(%g)", p);
+	}
+	T_ASSERT(surand_health_neg_log2(1.0) == 0.0);
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		/* counts[k] copies of one value, the rest distinct, shuffled */
+		for (i = 0; i < 1024; i++)
+			v[i] = i < counts[k] ? 5 : 1000 + i;
+		for (i = 1023; i > 0; i--) {
+			unsigned j = (unsigned)(t_rand64(&rng) % (i + 1));
+			uint64_t t = v[i];
+
+			v[i] = v[j];
+			v[j] = t;
+		}
+		p = counts[k] / 1024.0;
+		pu = fmin(1.0, p + 2.576 * sqrt(p * (1 - p) / 1023));
+		want = -log2(pu) * 1000;
+		got = surand_health_mcv_millibits(v, 1024);
+		T_ASSERT_MSG(fabs(got - floor(want + 1e-9)) <= 1, "%u of 1024: %u millibits, libm %.3f",
+			     counts[k], got, want);
+		/* sorted in place */
+		for (i = 1; i < 1024; i++)
+			T_ASSERT(v[i - 1] <= v[i]);
+	}
+	/* the jitter source's claim: RCT and APT cut-offs at H = 1/8 (docs/entropy.md) */
+	T_ASSERT_EQ_U64(surand_health_rct_cutoff(1, 8), 241);
+	T_ASSERT_EQ_U64(surand_health_apt_cutoff(1, 8, SURAND_HEALTH_APT_WINDOW), 502);
+}
+
 static void alarm_policy_once(void)
 {
 	struct surand_source_health sh;
@@ -1101,47 +1144,308 @@ static void health_policy_startup_holdoff_disable(void)
 
 /* ==== the sampled sources ===================================================== */
 
-static void jitter_source_stuck_and_biased(void)
+/*
+ * The jitter source's credit accounting (src/entropy/jitter.c): its power-up
+ * qualification over the first JQ_DELTAS deltas, 1/8 bit per counted delta,
+ * granted only when a clean adaptive proportion window closes.
+ */
+#define JQ_DELTAS 1024u /* the power-up qualification */
+#define JQ_OSR 8u       /* counted deltas per credited bit */
+#define JQ_WINDOW SURAND_HEALTH_APT_WINDOW
+
+/* A RELIABILITY row of a jitter-qualification case (tests/reliability.h's
+ * format; the bracket names the timer, not a backend). */
+static void jq_row(const char *timer, int ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void jq_row(const char *timer, int ok, const char *fmt, ...)
 {
+	char load[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(load, sizeof(load), fmt, ap);
+	va_end(ap);
+	printf("RELIABILITY jitter-qualification[%s]%s%s|%s|%s|0|0|0\n", timer,
+	       strcmp(rel_build_tag(), "plain") ? " " : "",
+	       strcmp(rel_build_tag(), "plain") ? rel_build_tag() : "", load, ok ? "pass" : "FAIL");
+	fflush(stdout);
+}
+
+/*
+ * The invariants every jitter run keeps, whatever the timer (d = e1 - e0,
+ * e0 taken right after a health reset): credit is 1/8 of the counted deltas
+ * (remainder carried); nothing is counted before qualification, nor a stuck
+ * delta, nor outside a clean closed window; bytes are all the deltas.
+ * Returns NULL, or what broke.
+ */
+static const char *jq_invariants(const struct surand_entropy_source_stats *e0,
+				 const struct surand_entropy_source_stats *e1)
+{
+	uint64_t n = e1->c.samples - e0->c.samples, cr = e1->c.credited - e0->c.credited,
+		 cnt = e1->c.counted - e0->c.counted, st = e1->c.stuck - e0->c.stuck,
+		 wc = e1->c.windows_clean - e0->c.windows_clean;
+
+	if (e1->c.bytes - e0->c.bytes != 8 * n)
+		return "a delta was not mixed";
+	if (cr != cnt / JQ_OSR)
+		return "credited != counted / 8";
+	if (n < JQ_DELTAS ? cnt != 0 : cnt > n - JQ_DELTAS)
+		return "counted a delta of the start-up";
+	if (cr > (n < JQ_DELTAS ? 0 : (n - JQ_DELTAS) / JQ_OSR))
+		return "credited > (n - start-up) / 8";
+	if (cnt + st > n)
+		return "counted a stuck delta";
+	if (cnt > wc * JQ_WINDOW)
+		return "counted more than the clean windows hold";
+	if (e1->q.state != SURAND_QUAL_QUALIFIED && cr != 0)
+		return "credit without qualification";
+	return NULL;
+}
+
+struct jq_sim {
+	enum surand_test_jitter_fault timer;
+	const char *name;
+	uint32_t state, reason; /* the expected verdict */
+	const char *what;
+};
+
+static void jitter_qualification_simulated(void)
+{
+	static const struct jq_sim sims[] = {
+		{ SURAND_TEST_JITTER_SIM_HEALTHY, "healthy", SURAND_QUAL_QUALIFIED, 0,
+		  "1000 half the time, else spread" },
+		{ SURAND_TEST_JITTER_BIASED, "biased", SURAND_QUAL_QUALIFIED, 0,
+		  "one value 3 times in 4 (about 0.35 bit by 6.3.1)" },
+		{ SURAND_TEST_JITTER_SIM_COARSE, "coarse", SURAND_QUAL_DISQUALIFIED, SURAND_DISQ_COARSE,
+		  "ticks of 1000 around loops of 300..899" },
+		{ SURAND_TEST_JITTER_SIM_BACKWARDS, "non-monotonic", SURAND_QUAL_DISQUALIFIED,
+		  SURAND_DISQ_NONMONOTONIC, "every 128th pair of reads backwards" },
+		{ SURAND_TEST_JITTER_STUCK, "stuck-constant", SURAND_QUAL_DISQUALIFIED, SURAND_DISQ_STUCK,
+		  "one delta value: zero 2nd difference" },
+		{ SURAND_TEST_JITTER_SIM_LINEAR, "stuck-linear", SURAND_QUAL_DISQUALIFIED, SURAND_DISQ_STUCK,
+		  "deltas in arithmetic progression: zero 3rd difference" },
+		{ SURAND_TEST_JITTER_SIM_LOW, "low-entropy", SURAND_QUAL_DISQUALIFIED,
+		  SURAND_DISQ_LOW_ENTROPY, "one value 92 times in 100" },
+	};
+	const uint64_t total = JQ_DELTAS + 16 * JQ_WINDOW;
 	struct surand_entropy_source_stats e0, e1;
-	uint8_t out[32];
-	int i, f;
+	const char *bad;
+	unsigned i;
+	int ok;
 
 	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
-	for (f = SURAND_TEST_JITTER_STUCK; f <= SURAND_TEST_JITTER_BIASED; f++) {
+	for (i = 0; i < sizeof(sims) / sizeof(sims[0]); i++) {
+		const struct jq_sim *s = &sims[i];
+		int early_credit = 0;
+
 		surand_test_entropy_health_reset(SURAND_ES_JITTER);
-		surand_test_jitter_fault((enum surand_test_jitter_fault)f);
+		surand_test_jitter_fault(s->timer);
 		e0 = src_stats(SURAND_ES_JITTER);
-		for (i = 0; i < 100 && !src_stats(SURAND_ES_JITTER).disabled; i++)
+		T_ASSERT_EQ_U64(e0.q.state, SURAND_QUAL_PENDING);
+		do {
 			surand_entropy_collect();
-		e1 = src_stats(SURAND_ES_JITTER);
-		T_ASSERT_MSG(e1.disabled, "fault %d not disabled after %d rounds", f, i);
-		T_ASSERT(e1.c.health_rct + e1.c.health_apt >= e0.c.health_rct + e0.c.health_apt + 3);
-		if (f == SURAND_TEST_JITTER_BIASED)
-			T_ASSERT(e1.c.health_apt > e0.c.health_apt);
-		/* mixed, never credited */
-		T_ASSERT(e1.c.bytes > e0.c.bytes);
-		T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
-		/* disabled: no longer sampled, and everything else works */
-		surand_entropy_collect();
-		T_ASSERT_EQ_U64(src_stats(SURAND_ES_JITTER).c.samples, e1.c.samples);
-		T_ASSERT(src_stats(SURAND_ES_JITTER).c.skipped > e1.c.skipped);
-		T_ASSERT(surand_reseed() == 0);
-		surand_bytes(out, sizeof(out));
+			e1 = src_stats(SURAND_ES_JITTER);
+			/* no credit while the qualification is pending */
+			if (e1.q.state == SURAND_QUAL_PENDING && e1.c.credited != e0.c.credited)
+				early_credit = 1;
+		} while (e1.c.samples - e0.c.samples < total && !e1.disabled);
+		bad = jq_invariants(&e0, &e1);
+		ok = !early_credit && !bad && e1.q.state == s->state && e1.q.reason == s->reason &&
+		     e1.q.samples == JQ_DELTAS &&
+		     (s->state == SURAND_QUAL_QUALIFIED
+			      ? e1.c.credited > e0.c.credited && e1.q.h_estimate_millibits >= 125
+			      : e1.c.credited == e0.c.credited);
+		jq_row(s->name, ok,
+		       "simulated timer (%s), %llu deltas: %s%s%s, estimate %u.%03u bit/delta, "
+		       "%llu of the first 1024 stuck, %llu bits credited",
+		       s->what, (unsigned long long)(e1.c.samples - e0.c.samples),
+		       e1.q.state == SURAND_QUAL_QUALIFIED ? "qualified" : "disqualified",
+		       e1.q.reason ? " " : "", e1.q.reason_name, e1.q.h_estimate_millibits / 1000,
+		       e1.q.h_estimate_millibits % 1000, (unsigned long long)e1.q.stuck,
+		       (unsigned long long)(e1.c.credited - e0.c.credited));
+		T_ASSERT_MSG(!early_credit, "%s: credit before the qualification ended", s->name);
+		T_ASSERT_MSG(!bad, "%s: %s", s->name, bad);
+		T_ASSERT_MSG(e1.q.state == s->state && e1.q.reason == s->reason,
+			     "%s: state %u reason %u (%s), expected %u/%u", s->name, e1.q.state, e1.q.reason,
+			     e1.q.reason_name, s->state, s->reason);
+		T_ASSERT_EQ_U64(e1.q.samples, JQ_DELTAS);
+		T_ASSERT_EQ_U64(e1.q.h_credited_millibits, 125);
+		if (s->state == SURAND_QUAL_DISQUALIFIED) {
+			/* still mixed, never credited; the stats name the reason */
+			T_ASSERT(e1.c.bytes > e0.c.bytes);
+			T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
+			T_ASSERT_EQ_U64(e1.c.counted, e0.c.counted);
+			T_ASSERT(e1.q.reason_name[0] != 0);
+		} else {
+			T_ASSERT(e1.c.credited > e0.c.credited);
+			T_ASSERT(e1.q.reason_name[0] == 0);
+			/* no alarm: every window after the qualification closed clean,
+			 * and each gave its deltas that were not stuck */
+			T_ASSERT_EQ_U64(e1.c.windows_alarmed, e0.c.windows_alarmed);
+			T_ASSERT_EQ_U64(e1.c.windows_clean - e0.c.windows_clean,
+					(e1.c.samples - e0.c.samples) / JQ_WINDOW - JQ_DELTAS / JQ_WINDOW);
+			T_ASSERT(e1.c.counted - e0.c.counted + (e1.c.stuck - e0.c.stuck) >=
+				 JQ_WINDOW * (e1.c.windows_clean - e0.c.windows_clean));
+		}
+		switch (s->reason) {
+		case SURAND_DISQ_COARSE:
+			T_ASSERT(e1.q.zero_deltas > 0);
+			break;
+		case SURAND_DISQ_NONMONOTONIC:
+			T_ASSERT(e1.q.backwards > 3);
+			break;
+		case SURAND_DISQ_STUCK:
+			T_ASSERT(e1.q.stuck * 10 > JQ_DELTAS * 9);
+			break;
+		case SURAND_DISQ_LOW_ENTROPY:
+			T_ASSERT(e1.q.stuck * 10 <= JQ_DELTAS * 9 && e1.q.h_estimate_millibits < 125);
+			break;
+		default:
+			break;
+		}
+		if (s->timer == SURAND_TEST_JITTER_BIASED)
+			/* p = 3/4: p_u = 0.75 + 2.576 sqrt(0.1875 / 1023) ~ 0.785, 0.35 bit */
+			T_ASSERT_MSG(e1.q.h_estimate_millibits > 300 && e1.q.h_estimate_millibits < 420,
+				     "biased: estimate %u millibits", e1.q.h_estimate_millibits);
 	}
 	surand_test_jitter_fault(SURAND_TEST_JITTER_NONE);
 	surand_test_entropy_health_reset(SURAND_ES_JITTER);
 	all_sources_back();
 }
 
-/* SP 800-90B's sample count for a healthy source: 10^6 real deltas. */
-#define JITTER_REAL_DELTAS 1000000ull
-
-static void jitter_source_real(void)
+/*
+ * One delta per round: the credit moves only when a window closes clean.
+ * SIM_ALARM_ONCE has one run of equal deltas (an RCT alarm) inside the
+ * window [2048, 2560): that window gives nothing, nor the one after it (the
+ * 1024-delta hold-off), and the credit resumes afterwards.
+ */
+static void jitter_credit_only_when_a_clean_window_closes(void)
 {
 	struct surand_entropy_source_stats e0, e1;
+	uint64_t n, prev = 0, at2048 = 0, at3072 = 0, moved_off_close = 0, cr;
+	const char *bad = NULL;
+	int ok;
+
+	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	surand_test_jitter_fault(SURAND_TEST_JITTER_SIM_ALARM_ONCE);
+	surand_test_jitter_round_max(1);
+	e0 = src_stats(SURAND_ES_JITTER);
+	for (n = 1; n <= 5 * JQ_DELTAS; n++) {
+		surand_entropy_collect();
+		e1 = src_stats(SURAND_ES_JITTER);
+		T_ASSERT_EQ_U64(e1.c.samples - e0.c.samples, n);
+		cr = e1.c.credited - e0.c.credited;
+		if (cr != prev && n % JQ_WINDOW != 0)
+			moved_off_close++;
+		if (!bad)
+			bad = jq_invariants(&e0, &e1);
+		if (n == 2048)
+			at2048 = cr;
+		if (n == 3072)
+			at3072 = cr;
+		prev = cr;
+	}
+	surand_test_jitter_round_max(0);
+	ok = !bad && moved_off_close == 0 && at2048 > 0 && at3072 == at2048 && prev > at3072 &&
+	     e1.c.windows_alarmed - e0.c.windows_alarmed == 1 &&
+	     e1.c.health_rct - e0.c.health_rct == 1 && !e1.disabled;
+	jq_row("alarm-in-window", ok,
+	       "simulated healthy timer with a run of %u equal deltas at %u, 1 delta per round, "
+	       "%llu deltas: %llu bits at 2048, %llu at 3072 (alarmed window and hold-off), %llu at "
+	       "the end; credit moved off a window close %llu times",
+	       SURAND_TEST_JITTER_RUN_LEN, SURAND_TEST_JITTER_RUN_AT, (unsigned long long)(n - 1),
+	       (unsigned long long)at2048, (unsigned long long)at3072, (unsigned long long)prev,
+	       (unsigned long long)moved_off_close);
+	T_ASSERT_MSG(!bad, "%s", bad);
+	T_ASSERT_EQ_U64(moved_off_close, 0);
+	/* the two qualification windows give nothing; two clean ones did */
+	T_ASSERT(at2048 > 0);
+	/* the alarmed window [2048, 2560) and the held-off [2560, 3072): nothing */
+	T_ASSERT_EQ_U64(at3072, at2048);
+	T_ASSERT(prev > at3072);
+	T_ASSERT_EQ_U64(e1.c.windows_alarmed - e0.c.windows_alarmed, 1);
+	T_ASSERT_EQ_U64(e1.c.health_rct - e0.c.health_rct, 1);
+	T_ASSERT(!e1.disabled);
+	surand_test_jitter_fault(SURAND_TEST_JITTER_NONE);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	all_sources_back();
+}
+
+/*
+ * A timer that qualifies, then turns regular at delta 2048: the alarms
+ * disable it before its window closes; nothing is credited from that window
+ * or after, and it is never sampled again.
+ */
+static void jitter_nothing_after_disable(void)
+{
+	struct surand_entropy_source_stats e0, e1, e2;
+	uint64_t at2048 = 0, n;
+	const char *bad;
+	int ok, i;
+
+	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	surand_test_jitter_fault(SURAND_TEST_JITTER_SIM_TURNS_REGULAR);
+	surand_test_jitter_round_max(1); /* so the count passes 2048 exactly */
+	e0 = src_stats(SURAND_ES_JITTER);
+	do {
+		surand_entropy_collect();
+		e1 = src_stats(SURAND_ES_JITTER);
+		if (e1.c.samples - e0.c.samples == SURAND_TEST_JITTER_REGULAR_AT)
+			at2048 = e1.c.credited - e0.c.credited;
+	} while (!e1.disabled && e1.c.samples - e0.c.samples < 8 * JQ_DELTAS);
+	surand_test_jitter_round_max(0);
+	/* disabled: rounds skip it, nothing more is sampled or credited */
+	for (i = 0; i < 10; i++)
+		surand_entropy_collect();
+	e2 = src_stats(SURAND_ES_JITTER);
+	n = e1.c.samples - e0.c.samples;
+	bad = jq_invariants(&e0, &e2);
+	ok = !bad && e1.disabled && at2048 > 0 && e1.c.credited - e0.c.credited == at2048 &&
+	     e2.c.credited == e1.c.credited && e2.c.samples == e1.c.samples &&
+	     e2.c.skipped == e1.c.skipped + 10 && n < SURAND_TEST_JITTER_REGULAR_AT + JQ_WINDOW;
+	jq_row("turns-regular", ok,
+	       "simulated timer healthy up to delta %u, then one value: disabled after %llu deltas "
+	       "(%llu RCT / %llu APT alarms), %llu bits credited, all before delta %u; none in 10 "
+	       "rounds after",
+	       SURAND_TEST_JITTER_REGULAR_AT, (unsigned long long)n,
+	       (unsigned long long)(e1.c.health_rct - e0.c.health_rct),
+	       (unsigned long long)(e1.c.health_apt - e0.c.health_apt),
+	       (unsigned long long)(e1.c.credited - e0.c.credited), SURAND_TEST_JITTER_REGULAR_AT);
+	T_ASSERT_MSG(!bad, "%s", bad);
+	T_ASSERT(e1.disabled);
+	T_ASSERT(at2048 > 0);
+	/* its window [2048, 2560) never closed clean: nothing from it */
+	T_ASSERT(n < SURAND_TEST_JITTER_REGULAR_AT + JQ_WINDOW);
+	T_ASSERT_EQ_U64(e1.c.credited - e0.c.credited, at2048);
+	T_ASSERT(e1.c.health_rct + e1.c.health_apt - e0.c.health_rct - e0.c.health_apt >=
+		 SURAND_HEALTH_MAX_ALARMS);
+	T_ASSERT_EQ_U64(e2.c.credited, e1.c.credited);
+	T_ASSERT_EQ_U64(e2.c.samples, e1.c.samples);
+	T_ASSERT_EQ_U64(e2.c.skipped, e1.c.skipped + 10);
+	/* everything else works */
+	T_ASSERT(surand_reseed() == 0);
+	surand_test_jitter_fault(SURAND_TEST_JITTER_NONE);
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	all_sources_back();
+}
+
+/* SP 800-90B's sample count for a source's assessment: 10^6 real deltas. */
+#define JITTER_REAL_DELTAS 1000000ull
+
+/*
+ * The real timer: whether it qualifies depends on the machine (CPU,
+ * hypervisor, clock source), so this asserts only what holds everywhere:
+ * nothing before the verdict, the accounting invariants, and nothing when
+ * disqualified or after a disable.  "Disqualified, 0 bits" is a pass.
+ */
+static void jitter_source_real(void)
+{
+	struct surand_entropy_source_stats e0, e1, e2;
 	uint64_t n, rounds = 0;
+	const char *bad;
 	double t0, dt;
+	int early = 0, ok, i;
 
 	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
 	surand_test_entropy_health_reset(SURAND_ES_JITTER);
@@ -1151,46 +1455,66 @@ static void jitter_source_real(void)
 	/* bounded: one round is 64 deltas or 200 us (plus a preemption) */
 	dt = t_now_s() - t0;
 	T_ASSERT_MSG(dt < 0.5, "one jitter round took %.3f s", dt);
-	/* start-up: nothing is credited while at most 1024 deltas were taken
-	 * (a round takes at most 64, so the loop stops at 961..1024) */
-	while ((e1 = src_stats(SURAND_ES_JITTER)).c.samples - e0.c.samples <= 1024 - 64 && !e1.disabled)
-		surand_entropy_collect();
-	T_ASSERT_MSG(!e1.disabled, "jitter disabled in its start-up (%llu RCT / %llu APT alarms)",
-		     (unsigned long long)(e1.c.health_rct - e0.c.health_rct),
-		     (unsigned long long)(e1.c.health_apt - e0.c.health_apt));
-	T_ASSERT(e1.c.samples - e0.c.samples > 1024 - 64 && e1.c.samples - e0.c.samples <= 1024);
-	T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
-	/* 10^6 real deltas: a healthy source never alarms (each test's false
-	 * positive rate is 2^-30 per sample) and is never disabled */
 	t0 = t_now_s();
 	do {
 		surand_entropy_collect();
 		rounds++;
 		e1 = src_stats(SURAND_ES_JITTER);
+		if (e1.q.state == SURAND_QUAL_PENDING && e1.c.credited != e0.c.credited)
+			early = 1;
 	} while (e1.c.samples - e0.c.samples < JITTER_REAL_DELTAS && !e1.disabled);
 	dt = t_now_s() - t0;
 	n = e1.c.samples - e0.c.samples;
-	printf("# jitter: %llu real deltas in %llu rounds, %.2f s; %llu bits credited, "
-	       "%llu RCT / %llu APT alarms%s\n",
+	/* a disabled source is sampled no more, and earns nothing more */
+	for (i = 0; i < 4; i++)
+		surand_entropy_collect();
+	e2 = src_stats(SURAND_ES_JITTER);
+	bad = jq_invariants(&e0, &e2);
+	printf("# jitter: %llu real deltas in %llu rounds, %.2f s: %s%s%s (estimate %u.%03u bit per "
+	       "delta by SP 800-90B 6.3.1 over the first 1024, %u of them stuck, %u zero, %u "
+	       "backwards); %llu bits credited, %llu RCT / %llu APT alarms, %llu clean / %llu "
+	       "alarmed windows%s\n",
 	       (unsigned long long)n, (unsigned long long)rounds, dt,
+	       e1.q.state == SURAND_QUAL_QUALIFIED ? "qualified" : "disqualified",
+	       e1.q.reason ? ": " : "", e1.q.reason_name, e1.q.h_estimate_millibits / 1000,
+	       e1.q.h_estimate_millibits % 1000, e1.q.stuck, e1.q.zero_deltas, e1.q.backwards,
 	       (unsigned long long)(e1.c.credited - e0.c.credited),
 	       (unsigned long long)(e1.c.health_rct - e0.c.health_rct),
 	       (unsigned long long)(e1.c.health_apt - e0.c.health_apt),
-	       e1.disabled ? " (disabled: this machine's timer is too regular)" : "");
-	T_ASSERT_MSG(!e1.disabled, "the real jitter source was disabled after %llu deltas",
-		     (unsigned long long)n);
-	T_ASSERT_EQ_U64(e1.c.health_rct, e0.c.health_rct);
-	T_ASSERT_EQ_U64(e1.c.health_apt, e0.c.health_apt);
-	T_ASSERT(n >= JITTER_REAL_DELTAS);
+	       (unsigned long long)(e1.c.windows_clean - e0.c.windows_clean),
+	       (unsigned long long)(e1.c.windows_alarmed - e0.c.windows_alarmed),
+	       e1.disabled ? "; disabled by the alarms" : "");
+	ok = !early && !bad && e1.q.state != SURAND_QUAL_PENDING &&
+	     (e1.q.state == SURAND_QUAL_QUALIFIED || e2.c.credited == e0.c.credited) &&
+	     (!e1.disabled || (e2.c.samples == e1.c.samples && e2.c.credited == e1.c.credited)) &&
+	     (e1.disabled || n >= JITTER_REAL_DELTAS);
+	jq_row(e1.q.state == SURAND_QUAL_QUALIFIED ? "real-timer qualified" : "real-timer disqualified",
+	       ok, "this machine's timer, %llu deltas: %s%s%s, estimate %u.%03u bit/delta, %llu bits "
+	       "credited, %llu alarms%s",
+	       (unsigned long long)n, e1.q.state == SURAND_QUAL_QUALIFIED ? "qualified" : "disqualified",
+	       e1.q.reason ? " " : "", e1.q.reason_name, e1.q.h_estimate_millibits / 1000,
+	       e1.q.h_estimate_millibits % 1000, (unsigned long long)(e1.c.credited - e0.c.credited),
+	       (unsigned long long)(e1.c.health_rct + e1.c.health_apt - e0.c.health_rct -
+				    e0.c.health_apt),
+	       e1.disabled ? ", disabled" : "");
+	T_ASSERT_MSG(!early, "credit before the qualification ended");
+	T_ASSERT_MSG(!bad, "%s", bad);
+	T_ASSERT(e1.q.state != SURAND_QUAL_PENDING);
+	T_ASSERT_EQ_U64(e1.q.samples, JQ_DELTAS);
 	T_ASSERT_EQ_U64(e1.c.failures, e0.c.failures);
-	T_ASSERT_EQ_U64(e1.c.bytes - e0.c.bytes, 8 * n);
-	/* no alarm: every delta after the 1024 of the start-up passed, and
-	 * earned 1/8 bit (the remainder carried from round to round) */
-	T_ASSERT_EQ_U64(e1.c.credited - e0.c.credited, (n - 1024) / 8);
+	if (e1.q.state == SURAND_QUAL_DISQUALIFIED) {
+		T_ASSERT(e1.q.reason != 0 && e1.q.reason_name[0] != 0);
+		T_ASSERT_EQ_U64(e2.c.credited, e0.c.credited);
+	}
+	if (e1.disabled) {
+		T_ASSERT_EQ_U64(e2.c.samples, e1.c.samples);
+		T_ASSERT_EQ_U64(e2.c.credited, e1.c.credited);
+	} else {
+		T_ASSERT(n >= JITTER_REAL_DELTAS);
+	}
 	surand_test_entropy_health_reset(SURAND_ES_JITTER);
 	all_sources_back();
 }
-
 /* A round stops once 200 us have passed, at most one delta late. */
 static void jitter_round_keeps_its_time_budget(void)
 {
@@ -1497,6 +1821,17 @@ static int pub_matches_internal(const struct surand_source_stat *p, int src)
 	       p->overflow == e.c.overflow;
 }
 
+/* 1 when the public qualification entry says what the internal stats say. */
+static int pub_qual_matches_internal(const struct surand_source_qual *p, int src)
+{
+	struct surand_entropy_source_stats e = src_stats(src);
+
+	return memcmp(p, &e.q, sizeof(*p)) == 0 &&
+	       (src != SURAND_ES_JITTER ||
+		(p->stuck_total == e.c.stuck && p->counted == e.c.counted &&
+		 p->windows_clean == e.c.windows_clean && p->windows_alarmed == e.c.windows_alarmed));
+}
+
 /* Bytes of b from off on that still hold the fill byte. */
 static int untouched_from(const unsigned char *b, size_t off, size_t end, unsigned char fill)
 {
@@ -1515,6 +1850,7 @@ static void source_stats_size_and_bad_input(void)
 	} u;
 	const size_t full = sizeof(struct surand_source_stats);
 	const size_t one = offsetof(struct surand_source_stats, source[1]);
+	const size_t v1 = offsetof(struct surand_source_stats, qual);
 	unsigned i;
 
 	/* as surand_stats: NULL or a size without the header is EINVAL */
@@ -1528,13 +1864,18 @@ static void source_stats_size_and_bad_input(void)
 	memset(u.b, 0xa5, sizeof(u.b));
 	T_ASSERT(surand_source_stats(&u.s, 8) == 0);
 	T_ASSERT_EQ_U64(u.s.size, 8);
-	T_ASSERT_EQ_U64(u.s.version, 1);
+	T_ASSERT_EQ_U64(u.s.version, 2);
 	T_ASSERT(untouched_from(u.b, 8, sizeof(u.b), 0xa5));
 	memset(u.b, 0xa5, sizeof(u.b));
 	T_ASSERT(surand_source_stats(&u.s, one) == 0);
 	T_ASSERT_EQ_U64(u.s.size, one);
 	T_ASSERT(strcmp(u.s.source[0].name, "kernel") == 0);
 	T_ASSERT(untouched_from(u.b, one, sizeof(u.b), 0xa5));
+	/* a version-1 caller (up to source[]): qual[] is not written */
+	memset(u.b, 0xa5, sizeof(u.b));
+	T_ASSERT(surand_source_stats(&u.s, v1) == 0);
+	T_ASSERT_EQ_U64(u.s.size, v1);
+	T_ASSERT(untouched_from(u.b, v1, sizeof(u.b), 0xa5));
 	/* a newer, longer struct: only what this library knows */
 	memset(u.b, 0xa5, sizeof(u.b));
 	T_ASSERT(surand_source_stats(&u.s, sizeof(u.b)) == 0);
@@ -1548,9 +1889,16 @@ static void source_stats_size_and_bad_input(void)
 			     u.s.source[i].name);
 		T_ASSERT_MSG(pub_matches_internal(&u.s.source[i], (int)i),
 			     "source %s: public and internal counters differ", names[i]);
+		T_ASSERT_MSG(pub_qual_matches_internal(&u.s.qual[i], (int)i),
+			     "source %s: public and internal qualification differ", names[i]);
 	}
 	for (; i < SURAND_SOURCES_MAX; i++)
 		T_ASSERT(u.s.source[i].name[0] == 0 && u.s.source[i].samples == 0);
+	/* only jitter has a power-up qualification */
+	for (i = 0; i < SURAND_SOURCES_MAX; i++)
+		T_ASSERT_MSG((u.s.qual[i].state == SURAND_QUAL_NONE) == (i != SURAND_ES_JITTER),
+			     "qual[%u].state %u", i, u.s.qual[i].state);
+	T_ASSERT_EQ_U64(u.s.qual[SURAND_ES_JITTER].h_credited_millibits, 125);
 }
 
 static void source_stats_move_with_the_sources(void)
@@ -1628,8 +1976,14 @@ static void source_stats_move_with_the_sources(void)
 	T_ASSERT_EQ_U64(a.source[SURAND_ES_JITTER].credited_bits, b.source[SURAND_ES_JITTER].credited_bits);
 	/* the cpu entry says what this machine has */
 	T_ASSERT_EQ_U64(a.source[SURAND_ES_CPU].available, (uint64_t)(f->rdseed || f->rdrand));
-	for (k = 0; k < SURAND_ES_COUNT; k++)
+	for (k = 0; k < SURAND_ES_COUNT; k++) {
 		T_ASSERT_MSG(pub_matches_internal(&a.source[k], k), "source %d: public != internal", k);
+		T_ASSERT_MSG(pub_qual_matches_internal(&a.qual[k], k), "source %d: qual public != internal", k);
+	}
+	/* the stuck timer: disqualified for it at power-up, named in the stats */
+	T_ASSERT_EQ_U64(a.qual[SURAND_ES_JITTER].state, SURAND_QUAL_DISQUALIFIED);
+	T_ASSERT_EQ_U64(a.qual[SURAND_ES_JITTER].reason, SURAND_DISQ_STUCK);
+	T_ASSERT(strcmp(a.qual[SURAND_ES_JITTER].reason_name, "stuck") == 0);
 	surand_test_entropy_health_reset(SURAND_ES_JITTER);
 	all_sources_back();
 }
@@ -1698,7 +2052,8 @@ static void secret_buffers_in_wipe_on_fork_memory(void)
 	pend = surand_test_entropy_pending_area(&plen);
 	jb = surand_test_jitter_buffer(&jlen);
 	T_ASSERT(pend != NULL && plen == 32);
-	T_ASSERT(jb != NULL && jlen == 16384);
+	/* the loop's 16 KiB and the qualification's record of 1024 deltas */
+	T_ASSERT(jb != NULL && jlen == 16384 + 8 * JQ_DELTAS);
 	vmflags_of(pend, plen, flags, sizeof(flags));
 	T_ASSERT_MSG(has_vmflag(flags, "dd") && (has_vmflag(flags, "wf") || has_vmflag(flags, "dp")),
 		     "pending digests in a mapping with VmFlags:%s", flags[0] ? flags : " (none found)\n");
@@ -1932,7 +2287,10 @@ int main(int argc, char **argv)
 	E_RUN(health_fires_on_biased_source);
 	E_RUN(health_quiet_on_healthy_sources);
 	E_RUN(health_policy_startup_holdoff_disable);
-	E_RUN(jitter_source_stuck_and_biased);
+	E_RUN(health_mcv_estimate);
+	E_RUN(jitter_qualification_simulated);
+	E_RUN(jitter_credit_only_when_a_clean_window_closes);
+	E_RUN(jitter_nothing_after_disable);
 	E_RUN(jitter_source_real);
 	E_RUN(jitter_round_keeps_its_time_budget);
 	E_RUN(reseed_never_waits_for_a_hung_sampler);

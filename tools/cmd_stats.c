@@ -2,13 +2,17 @@
  * cmd_stats.c - `surand stats`: draws a little (small, integer and large
  * requests, from two threads) and prints every field of struct surand_stats,
  * one "name: value" line each, then the entropy pool's sources
- * (struct surand_source_stats): pool_extractions, and one "source_NAME:"
- * line per source with its fields as "field value" pairs.  Neither struct
+ * (struct surand_source_stats): pool_extractions, one "source_NAME:" line
+ * per source with its fields as "field value" pairs, and for each source
+ * with a power-up qualification (jitter) one "qual_NAME:" line: pending,
+ * qualified, or disqualified with the reason, then the qualification's
+ * figures and the credit accounting as "field value" pairs.  Neither struct
  * holds key, pool or sample material (surand.h), and nothing else is
  * printed.  SPDX-License-Identifier: MIT
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,6 +56,20 @@ static void print_u64(const char *name, uint64_t v)
 	printf("%-22s %llu\n", name, (unsigned long long)v);
 }
 
+static const char *qual_word(uint32_t state)
+{
+	switch (state) {
+	case SURAND_QUAL_PENDING:
+		return "pending";
+	case SURAND_QUAL_QUALIFIED:
+		return "qualified";
+	case SURAND_QUAL_DISQUALIFIED:
+		return "disqualified";
+	default:
+		return "unknown";
+	}
+}
+
 /* The entropy pool's sources (docs/entropy.md section 7). */
 static int print_sources(void)
 {
@@ -79,6 +97,26 @@ static int print_sources(void)
 		       (unsigned long long)e->credited_bits, (unsigned long long)e->failures,
 		       (unsigned long long)e->skipped, (unsigned long long)e->health_rct,
 		       (unsigned long long)e->health_apt, (unsigned long long)e->overflow);
+	}
+	/* version 2: the power-up qualification (absent from an older library) */
+	if (ss.version < 2 || ss.size < offsetof(struct surand_source_stats, qual) + sizeof(ss.qual))
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct surand_source_qual *q = &ss.qual[i];
+
+		if (q->state == SURAND_QUAL_NONE)
+			continue;
+		snprintf(label, sizeof(label), "qual_%.*s:",
+			 (int)strnlen(ss.source[i].name, sizeof(ss.source[i].name)), ss.source[i].name);
+		printf("%-22s %s%s%.*s samples %u zero_deltas %u backwards %u stuck %u alarms %u "
+		       "h_estimate_millibits %u h_credited_millibits %u stuck_total %llu counted %llu "
+		       "windows_clean %llu windows_alarmed %llu\n",
+		       label, qual_word(q->state), q->reason ? " reason " : "",
+		       (int)strnlen(q->reason_name, sizeof(q->reason_name)), q->reason_name, q->samples,
+		       q->zero_deltas, q->backwards, q->stuck, q->alarms, q->h_estimate_millibits,
+		       q->h_credited_millibits, (unsigned long long)q->stuck_total,
+		       (unsigned long long)q->counted, (unsigned long long)q->windows_clean,
+		       (unsigned long long)q->windows_alarmed);
 	}
 	return 0;
 }

@@ -68,6 +68,10 @@ struct surand_es_counters {
 	uint64_t health_rct;   /* repetition count test alarms */
 	uint64_t health_apt;   /* adaptive proportion test alarms */
 	uint64_t overflow;     /* events: all slots busy, the lock-free path took it */
+	uint64_t stuck;        /* jitter: stuck deltas (never counted toward credit) */
+	uint64_t counted;      /* jitter: deltas whose credit was granted (clean windows) */
+	uint64_t windows_clean;   /* jitter, qualified: windows closed with no alarm */
+	uint64_t windows_alarmed; /* jitter, qualified: windows with an alarm: no credit */
 };
 extern struct surand_es_counters surand_es_cnt[SURAND_ES_COUNT] SURAND_HIDDEN;
 
@@ -79,6 +83,7 @@ struct surand_entropy_source_stats {
 	uint32_t disabled;  /* disabled for the process by repeated health failures */
 	uint32_t available; /* usable here (RDSEED/RDRAND present; others 1) */
 	uint32_t credit_paused; /* health hold-off or start-up: mixed, not credited */
+	struct surand_source_qual q; /* power-up qualification (surand.h); counters copied from c */
 };
 int surand_entropy_source_stats(enum surand_entropy_source src,
 				struct surand_entropy_source_stats *out) SURAND_HIDDEN;
@@ -170,6 +175,14 @@ unsigned surand_health_apt_cutoff_nist(unsigned h_num, unsigned h_den, unsigned 
 double surand_health_binom_tail(unsigned n, double p, unsigned k) SURAND_HIDDEN;
 /* 2^-x for x >= 0; no libm. */
 double surand_health_pow2_neg(double x) SURAND_HIDDEN;
+/* -log2(x) for 0 < x <= 1; no libm. */
+double surand_health_neg_log2(double x) SURAND_HIDDEN;
+/*
+ * SP 800-90B 6.3.1, the most common value estimate of n >= 2 samples: min-
+ * entropy per sample, in 1/1000 bit (rounded down), from the upper 99% bound
+ * of the likeliest value's probability.  Sorts v in place.
+ */
+unsigned surand_health_mcv_millibits(uint64_t *v, unsigned n) SURAND_HIDDEN;
 
 /*
  * The policy around the tests, per source: start-up (no credit before
@@ -206,6 +219,9 @@ void surand_cpu_rng_atfork_child(void) SURAND_HIDDEN;
 void surand_jitter_collect(void) SURAND_HIDDEN;
 int surand_jitter_disabled(void) SURAND_HIDDEN;
 int surand_jitter_paused(void) SURAND_HIDDEN;
+/* The power-up qualification: state, reason and the qualification counts
+ * (the counters from surand_es_cnt are the caller's). */
+void surand_jitter_qual(struct surand_source_qual *q) SURAND_HIDDEN;
 void surand_jitter_atfork_child(void) SURAND_HIDDEN;
 /* app.c: bytes given to surand_add_entropy() (valid or switched off). */
 uint64_t surand_app_bytes_given(void) SURAND_HIDDEN;
@@ -217,6 +233,9 @@ void surand_test_jitter_health_reset(void) SURAND_HIDDEN;
  * header too).  Every jitter delta takes at least ns longer (0: off): a slow
  * or preempted source, against the round's time budget. */
 void surand_test_jitter_slow(uint64_t ns) SURAND_HIDDEN;
+/* At most n deltas per sampling round (0: the normal 64): lets a test step
+ * through the credit accounting one delta at a time. */
+void surand_test_jitter_round_max(unsigned n) SURAND_HIDDEN;
 /* Where the secret buffers outside the pool's state are (NULL, *len 0: not
  * mapped yet): the jitter loop's buffer, the pool's pending digests. */
 const void *surand_test_jitter_buffer(size_t *len) SURAND_HIDDEN;

@@ -8,7 +8,8 @@
  * never tested here.
  *
  * Sections: 1. binomial arithmetic (no libm); 2. the cut-offs; 3. the tests;
- * 4. the per-source policy.
+ * 4. the per-source policy (RDSEED/RDRAND; jitter.c keeps its own, with
+ * the power-up qualification); 5. the most common value estimate.
  * docs/entropy.md derives the cut-offs and lists their values.
  * SPDX-License-Identifier: MIT
  */
@@ -231,4 +232,103 @@ int surand_source_health_feed(struct surand_source_health *sh, enum surand_entro
 		return 0;
 	}
 	return 1;
+}
+
+/* ==== 5. the most common value estimate ====================================== */
+
+#define LOG_SERIES_TERMS 40 /* |y| <= 1/3: the 40th term is below 1e-38 */
+#define SQRT_NEWTON_STEPS 64
+#define MCV_Z99 2.576 /* SP 800-90B 6.3.1: Z(1 - 0.005), the upper 99% bound */
+
+double surand_health_neg_log2(double x)
+{
+	double y, y2, term, sum = 0.0;
+	int e = 0, i;
+
+	if (x <= 0.0)
+		return 2000.0; /* below every probability we compute: "no entropy bound" */
+	if (x >= 1.0)
+		return 0.0;
+	/* x = m 2^e, m in [1, 2); ln m = 2 atanh((m - 1) / (m + 1)) */
+	while (x < 1.0) {
+		x *= 2.0;
+		e--;
+	}
+	y = (x - 1.0) / (x + 1.0);
+	y2 = y * y;
+	term = y;
+	for (i = 0; i < LOG_SERIES_TERMS; i++) {
+		sum += term / (2 * i + 1);
+		term *= y2;
+	}
+	return -((double)e + 2.0 * sum / LN2);
+}
+
+static double sqrt_newton(double x)
+{
+	double s = x > 1.0 ? x : 1.0;
+	int i;
+
+	if (x <= 0.0)
+		return 0.0;
+	for (i = 0; i < SQRT_NEWTON_STEPS; i++)
+		s = 0.5 * (s + x / s);
+	return s;
+}
+
+/* Heapsort: in place, no allocation, O(n log n). */
+static void sift_down(uint64_t *v, unsigned root, unsigned n)
+{
+	unsigned child;
+	uint64_t t;
+
+	while ((child = 2 * root + 1) < n) {
+		if (child + 1 < n && v[child + 1] > v[child])
+			child++;
+		if (v[root] >= v[child])
+			return;
+		t = v[root];
+		v[root] = v[child];
+		v[child] = t;
+		root = child;
+	}
+}
+
+static void heapsort_u64(uint64_t *v, unsigned n)
+{
+	unsigned i;
+	uint64_t t;
+
+	for (i = n / 2; i-- > 0;)
+		sift_down(v, i, n);
+	for (i = n; i-- > 1;) {
+		t = v[0];
+		v[0] = v[i];
+		v[i] = t;
+		sift_down(v, 0, i);
+	}
+}
+
+/*
+ * 6.3.1: p^ = (occurrences of the most common value) / n,
+ * p_u = min(1, p^ + 2.576 sqrt(p^ (1 - p^) / (n - 1))), H = -log2(p_u).
+ */
+unsigned surand_health_mcv_millibits(uint64_t *v, unsigned n)
+{
+	unsigned i, run = 1, most = 1;
+	double p, pu;
+
+	if (!v || n < 2)
+		return 0;
+	heapsort_u64(v, n);
+	for (i = 1; i < n; i++) {
+		run = v[i] == v[i - 1] ? run + 1 : 1;
+		if (run > most)
+			most = run;
+	}
+	p = (double)most / (double)n;
+	pu = p + MCV_Z99 * sqrt_newton(p * (1.0 - p) / (double)(n - 1));
+	if (pu > 1.0)
+		pu = 1.0;
+	return (unsigned)(1000.0 * surand_health_neg_log2(pu));
 }

@@ -146,7 +146,7 @@ SURAND_API int surand_source_stats(struct surand_source_stats *st, size_t size)
 	}
 	_Static_assert(SURAND_ES_COUNT <= SURAND_SOURCES_MAX, "every source has an entry");
 	memset(&s, 0, sizeof(s));
-	s.version = 1;
+	s.version = 2; /* 2: qual[] appended after source[] */
 	s.nsources = SURAND_ES_COUNT;
 	s.pool_credit_bits = surand_pool_credit_bits();
 	s.reseeds_catastrophic = SURAND_LOAD(n_catastrophic);
@@ -169,6 +169,7 @@ SURAND_API int surand_source_stats(struct surand_source_stats *st, size_t size)
 		o->health_rct = e.c.health_rct;
 		o->health_apt = e.c.health_apt;
 		o->overflow = e.c.overflow;
+		s.qual[i] = e.q;
 	}
 	if (size > sizeof(s))
 		size = sizeof(s);
@@ -193,6 +194,10 @@ int surand_entropy_source_stats(enum surand_entropy_source src,
 	out->c.skipped = SURAND_LOAD(c->skipped);
 	out->c.health_rct = SURAND_LOAD(c->health_rct);
 	out->c.health_apt = SURAND_LOAD(c->health_apt);
+	out->c.stuck = SURAND_LOAD(c->stuck);
+	out->c.counted = SURAND_LOAD(c->counted);
+	out->c.windows_clean = SURAND_LOAD(c->windows_clean);
+	out->c.windows_alarmed = SURAND_LOAD(c->windows_alarmed);
 	out->on = (uint32_t)surand_entropy_source_on(src);
 	out->available = 1;
 	switch (src) {
@@ -204,6 +209,12 @@ int surand_entropy_source_stats(enum surand_entropy_source src,
 	case SURAND_ES_JITTER:
 		out->disabled = (uint32_t)surand_jitter_disabled();
 		out->credit_paused = (uint32_t)surand_jitter_paused();
+		/* the only source with a power-up qualification (others: NONE, zeros) */
+		surand_jitter_qual(&out->q);
+		out->q.stuck_total = out->c.stuck;
+		out->q.counted = out->c.counted;
+		out->q.windows_clean = out->c.windows_clean;
+		out->q.windows_alarmed = out->c.windows_alarmed;
 		break;
 	case SURAND_ES_EVENTS:
 		out->c.samples = surand_fastpool_events();
