@@ -30,7 +30,7 @@ mkdir -p "$R"
 if [ ${#logs[@]} -eq 0 ]; then
 	make -s -j2 reliability-deps >/dev/null || exit 1
 	echo "reliability-table: make check's reliability tests ..." >&2
-	BUILD=$BUILD SURAND_TESTS="test_stats_quality test_storms test_faults test_hygiene reliability" \
+	BUILD=$BUILD SURAND_TESTS="test_stats_quality test_storms test_faults test_callstate test_entropy test_hygiene reliability" \
 		bash scripts/run-tests.sh >"$R/check.log" 2>&1
 	echo "reliability-table: make stress ..." >&2
 	make -s stress >/dev/null 2>&1
@@ -54,7 +54,8 @@ section_of() {
 	case $1 in
 	stats-quality* | fips-vs-rngtest* | rngtest* | dieharder*) echo 1 ;;
 	fork-storm* | thread-churn* | signal-storm* | cancel-storm*) echo 2 ;;
-	seccomp* | kernel-refused* | fallback* | secmem* | slab-grow* | rlimit* | emfile* | droppable* | first-call*) echo 3 ;;
+	seccomp* | kernel-refused* | fallback* | secmem* | slab-grow* | rlimit* | emfile* | droppable* | first-call* | \
+		setup-not-in-handler* | signal-* | siglongjmp* | fork-paths* | jitter-qualification*) echo 3 ;;
 	returned-bytes* | keys-in* | core-dump* | no-state* | stats-output*) echo 4 ;;
 	fuzz-* | corpus-*) echo 5 ;;
 	*) echo 6 ;;
