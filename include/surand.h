@@ -161,11 +161,9 @@ struct surand_stats {
 	/* design-specific counters of the backend in use (their meaning per
 	 * backend: docs/designs.md); zero where a backend has fewer */
 	uint64_t backend_counters[8];
-	/* appended: calls served by the kernel because kernel_only is 1 */
-	uint64_t fallback_kernel_only;
-	/* calls found busy after a siglongjmp out of a signal handler left a
-	 * call unfinished; the thread's state was dropped and it went on */
-	uint64_t abandoned_calls;
+	/* appended after backend_counters (read .size before using them) */
+	uint64_t fallback_kernel_only; /* calls the kernel served because kernel_only is 1 */
+	uint64_t abandoned_calls;  /* calls left by a siglongjmp, found and cleared later */
 };
 
 int surand_stats(struct surand_stats *st, size_t size);

@@ -165,16 +165,19 @@ int surand_cmd_stats(int argc, char **argv)
 	U(fallback_urandom);
 	U(vdso_fold);
 	U(droppable);
+	U(kernel_only);
 	U(reseed_ceiling_s);
 	U(pool_credit_bits);
 	U(events);
 	U(entropy_bytes_added);
-#undef U
 	/* Design-specific counters: their meaning per backend is in docs/designs.md. */
 	printf("%-22s", "backend_counters:");
 	for (size_t i = 0; i < sizeof(st.backend_counters) / sizeof(st.backend_counters[0]); i++)
 		printf(" %llu", (unsigned long long)st.backend_counters[i]);
 	printf("\n");
+	U(fallback_kernel_only);
+	U(abandoned_calls);
+#undef U
 	if (print_sources() != 0)
 		return SURAND_EX_FAIL;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
