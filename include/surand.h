@@ -5,6 +5,10 @@
  * Every call is thread-safe, async-signal-safe and fork-safe: a child never
  * repeats its parent's bytes, two threads never receive the same bytes, and no
  * call ever returns output that was not seeded from the kernel's ready CRNG.
+ * A call from a signal handler that interrupted a surand call on the same
+ * thread is served by the kernel.  The conditions of each promise (a late
+ * dlopen, a siglongjmp out of a call, _Fork in a threaded parent, kernels
+ * without wipe-on-fork memory) are in docs/threat-model.md.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -92,9 +96,11 @@ double surand_double(void);
 int surand_reseed(void);
 
 /*
- * Selects the generator design for the whole process, before first use.
- * Names: see surand_backend_names().  0, or -1 with errno: EINVAL for an
- * unknown name, EBUSY when a backend is already in use.
+ * Selects the generator design for the whole process, before the first draw
+ * (it is set up here, not in a later call).  Names: see
+ * surand_backend_names().  0, or -1 with errno: EINVAL for an unknown name,
+ * EBUSY when a draw was already served by another design, EAGAIN when called
+ * from a signal handler that interrupted a surand call on this thread.
  */
 int surand_set_backend(const char *name);
 
