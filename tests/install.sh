@@ -103,6 +103,10 @@ if make -C "$top" BUILD="$BUILD" install PREFIX=/opt/x DESTDIR="$dest" >"$tmp/in
 	else
 		fail installed_pc_builds_and_runs "cc $flags: $(head -3 "$tmp/cc.err")"
 	fi
+	# the installed command finds the installed preload (../lib from bin/)
+	lp=$("$dest/opt/x/bin/surand" run sh -c 'printf %s "$LD_PRELOAD"' 2>&1)
+	check installed_run_finds_preload "$([ "$lp" = "$dest/opt/x/lib/libsurand-preload.so" ]; echo $?)" \
+		"LD_PRELOAD '$lp'"
 	# a second install with another PREFIX rewrites the .pc again
 	make -s -C "$top" BUILD="$BUILD" install PREFIX=/usr DESTDIR="$dest" >/dev/null 2>&1
 	pfx=$(sed -n 's/^prefix=//p' "$dest/usr/lib/pkgconfig/surand.pc" 2>/dev/null)
