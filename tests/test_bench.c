@@ -5,7 +5,8 @@
  * The loop must count every thread's measured calls exactly, catch a source
  * that does not write its buffer, count failing calls, refuse a cell whose
  * threads cannot set up, and give sane percentiles; the two ways of finding
- * the vDSO getrandom must agree.
+ * the vDSO getrandom must agree; the report's words (tools/bench_verdict.c)
+ * say what they should.
  * SPDX-License-Identifier: MIT
  */
 #include "harness.h"
@@ -19,6 +20,7 @@
 
 #include "../tools/bench_engine.c"
 #include "../tools/bench_vdso.c"
+#include "../tools/bench_verdict.c"
 
 /* ---- fake sources ----------------------------------------------------------- */
 static __thread uint64_t fills_this_thread;
@@ -221,6 +223,61 @@ static void vdso_lookups_agree(void)
 	T_ASSERT(memcmp(out1, out2, sizeof(out1)) != 0);
 }
 
+/* ---- the report's words (tools/bench_verdict.c) -------------------------------- */
+static void latency_below_resolution(void)
+{
+	char b[32];
+
+	bench_fmt_latency(b, sizeof(b), 0, 1);
+	T_ASSERT_MSG(strcmp(b, "< 1 ns") == 0, "'%s'", b);
+	bench_fmt_latency(b, sizeof(b), 0.4, 0); /* a resolution under 1 ns counts as 1 */
+	T_ASSERT_MSG(strcmp(b, "< 1 ns") == 0, "'%s'", b);
+	bench_fmt_latency(b, sizeof(b), 30, 40); /* a coarse clock */
+	T_ASSERT_MSG(strcmp(b, "< 40 ns") == 0, "'%s'", b);
+	bench_fmt_latency(b, sizeof(b), 1056, 1);
+	T_ASSERT_MSG(strcmp(b, "1056") == 0, "'%s'", b);
+}
+
+static void ratio_in_words(void)
+{
+	char b[48];
+
+	bench_ratio_words(b, sizeof(b), 36.2);
+	T_ASSERT_MSG(strcmp(b, "36x faster") == 0, "'%s'", b);
+	bench_ratio_words(b, sizeof(b), 3.92);
+	T_ASSERT_MSG(strcmp(b, "3.92x faster") == 0, "'%s'", b);
+	bench_ratio_words(b, sizeof(b), 0.8);
+	T_ASSERT_MSG(strcmp(b, "0.80x (1.25x slower)") == 0, "'%s'", b);
+	bench_ratio_words(b, sizeof(b), NAN);
+	T_ASSERT_MSG(strcmp(b, "no ratio") == 0, "'%s'", b);
+}
+
+static void scaling_needs_three_cpus(void)
+{
+	T_ASSERT(!bench_scaling_judgeable(1));
+	T_ASSERT(!bench_scaling_judgeable(2));
+	T_ASSERT(bench_scaling_judgeable(3));
+	T_ASSERT(bench_scaling_judgeable(64));
+}
+
+static void busy_machine_warning(void)
+{
+	char b[400];
+
+	/* idle: no warning, empty line */
+	T_ASSERT(bench_busy_warning(b, sizeof(b), 0.5, 2, 0, 24, 0.8) == 0 && b[0] == '\0');
+	/* load average at the CPU count is not above it; unknown load (< 0) is no warning */
+	T_ASSERT(bench_busy_warning(b, sizeof(b), 2.0, 2, 0, 24, 0.8) == 0);
+	T_ASSERT(bench_busy_warning(b, sizeof(b), -1, 2, 0, 24, 0.8) == 0);
+	/* a tenth of the cells starved is not yet a warning, more is */
+	T_ASSERT(bench_busy_warning(b, sizeof(b), 0.5, 2, 2, 20, 0.8) == 0);
+	T_ASSERT(bench_busy_warning(b, sizeof(b), 0.5, 2, 3, 20, 0.8) == 1);
+	T_ASSERT_MSG(strstr(b, "3 of 20 cells got under 80%") != NULL, "'%s'", b);
+	T_ASSERT(bench_busy_warning(b, sizeof(b), 3.25, 2, 0, 24, 0.8) == 1);
+	T_ASSERT_MSG(strncmp(b, "warning: this machine was busy", 30) == 0 &&
+			     strstr(b, "load average 3.25 on 2 CPUs") != NULL, "'%s'", b);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv);
@@ -231,5 +288,9 @@ int main(int argc, char **argv)
 	T_RUN(histogram_percentiles);
 	T_RUN(sampling_period_budget);
 	T_RUN(vdso_lookups_agree);
+	T_RUN(latency_below_resolution);
+	T_RUN(ratio_in_words);
+	T_RUN(scaling_needs_three_cpus);
+	T_RUN(busy_machine_warning);
 	return t_done();
 }

@@ -112,4 +112,22 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 /* Percentile p (0..1) of a histogram, in ns. */
 double bench_hist_percentile(const uint64_t *hist, uint64_t total, double p);
 
+/*
+ * tools/bench_verdict.c: the words of the report, pure functions (no I/O)
+ * so that tests/test_bench.c checks them.
+ */
+/* A latency in ns for the table: "< R ns" below the clock's resolution R
+ * (res_ns, at least 1), else the whole number of ns. */
+void bench_fmt_latency(char *buf, size_t n, double ns, double res_ns);
+/* A ratio a/b in words: "36x faster", "1.25x faster", "0.80x (1.25x slower)". */
+void bench_ratio_words(char *buf, size_t n, double ratio);
+/* 1 when scaling over threads can be judged on ncpu CPUs (more than 2). */
+int bench_scaling_judgeable(unsigned ncpu);
+/* A warning for the top of the report when the machine was busy: the load
+ * average before the run (load1, < 0: unknown) above the CPU count, or more
+ * than a tenth of the measured cells under the CPU share they asked for.
+ * Returns 1 with the line in buf, else 0 (buf empty). */
+int bench_busy_warning(char *buf, size_t n, double load1, unsigned ncpu, unsigned starved,
+		       unsigned measured, double share);
+
 #endif

@@ -47,6 +47,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "internal.h"
+#include "parse.h"
 #include "surand.h"
 
 /* scales: yes when the aggregate at N threads reaches this share of N x 1 thread */
@@ -75,8 +76,8 @@ static const char usage_text[] =
 	"       surand bench chacha        the ChaCha20 bodies alone\n"
 	"LIST is comma-separated.  Sources: surand (the default backend), any backend name,\n"
 	"bare, vdso, getrandom, urandom, arc4random, openssl-rand, openssl-chacha, sodium.\n"
-	"Defaults: every backend and source; sizes 4,16,32,256,4096,65536 (suffix K/KiB/M/MiB\n"
-	"allowed, 1 B to 16 MiB); threads 1,2,4,nproc,4*nproc,64 (1..4096); 0.5 s per cell.\n"
+	"Defaults: every backend and source; sizes 4,16,32,256,4096,65536 (the suffixes of\n"
+	"surand -n, 1 B to 16 MiB); threads 1,2,4,nproc,4*nproc,64 (1..4096); 0.5 s per cell.\n"
 	"--quick: surand, bare, vdso, getrandom, urandom, legacy; sizes 4,16,4096,65536;\n"
 	"threads 1,2,64; 0.15 s per cell.  Explicit options override --quick.\n"
 	"--rounds N (1..20, default 1): the whole plan N times, each cell's best round kept.\n";
@@ -128,28 +129,17 @@ static int split_list(const char *s, char items[][48], unsigned max, unsigned *n
 	}
 }
 
-/* A positive decimal integer, optionally K/KiB/M/MiB (powers of 1024). */
+/* A size by the command's one parser (tools/parse.c), 1 B to BENCH_MAX_SIZE_BYTES:
+ * 0, -1 not a size, -2 out of range. */
 static int parse_size(const char *s, size_t *out)
 {
-	char *end;
-	unsigned long long v, mul = 1;
-	if (!isdigit((unsigned char)*s))
+	uint64_t v;
+
+	if (surand_parse_size(s, &v) < 0)
 		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	if (*end) {
-		if (!strcasecmp(end, "k") || !strcasecmp(end, "kib"))
-			mul = 1024;
-		else if (!strcasecmp(end, "m") || !strcasecmp(end, "mib"))
-			mul = 1024 * 1024;
-		else
-			return -1;
-	}
-	if (v == 0 || v > BENCH_MAX_SIZE_BYTES / mul)
+	if (v == 0 || v > BENCH_MAX_SIZE_BYTES)
 		return -2;
-	*out = (size_t)(v * mul);
+	*out = (size_t)v;
 	return 0;
 }
 
@@ -172,6 +162,16 @@ static unsigned cpu_count(void)
 		return (unsigned)CPU_COUNT(&set);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (unsigned)n : 1;
+}
+
+/* The monotonic clock's resolution in ns (at least 1). */
+static double clock_res_ns(void)
+{
+	struct timespec r;
+
+	if (clock_getres(CLOCK_MONOTONIC, &r) != 0)
+		return 1;
+	return (double)r.tv_sec * 1e9 + (double)r.tv_nsec < 1 ? 1 : (double)r.tv_sec * 1e9 + (double)r.tv_nsec;
 }
 
 static double now_s(void)
@@ -250,6 +250,7 @@ struct plan {
 	unsigned nbackends;      /* every backend of this build, the default first */
 	struct cellres *cells;   /* [run][size][threads] */
 	unsigned ncpu;
+	double load1;            /* 1-minute load average before the run; < 0 unknown */
 	char command[1024];
 };
 
@@ -572,17 +573,19 @@ static const struct bench_result *result_of(struct plan *p, const char *name, si
 	return c->have && c->ok ? &c->r : NULL;
 }
 
-struct bar {
-	const char *what;
+/* A design target of the project, judged on this run's ratios. */
+struct target {
+	const char *what;   /* "vs vDSO, 4-byte surand_u32 calls, 1 thread" (after the label) */
+	int scaling;        /* the ratio is a scaling ratio, not a speed-up */
 	double need, goal;  /* goal 0: none */
 	int have;
 	double ratio;
 	char detail[200];
 };
 
-#define NBARS 6
+#define NTARGETS 6
 
-static void bar_ratio(struct plan *p, struct bar *b, const char *a, const char *ref, size_t size,
+static void target_ratio(struct plan *p, struct target *b, const char *a, const char *ref, size_t size,
 		      int by_bytes)
 {
 	const struct bench_result *x = result_of(p, a, size, 1), *y = result_of(p, ref, size, 1);
@@ -604,7 +607,7 @@ static void bar_ratio(struct plan *p, struct bar *b, const char *a, const char *
 }
 
 /* The worst size of an aggregate ratio a(t1)/a(t0) [ / ref(t1)/ref(t0) ]. */
-static void bar_scaling(struct plan *p, struct bar *b, const char *a, const char *ref,
+static void target_scaling(struct plan *p, struct target *b, const char *a, const char *ref,
 			unsigned t0, unsigned t1)
 {
 	int found = 0;
@@ -645,22 +648,25 @@ static void bar_scaling(struct plan *p, struct bar *b, const char *a, const char
 		snprintf(b->detail, sizeof(b->detail), "worst size %s", sz);
 }
 
-static void compute_bars(struct plan *p, struct bar *bars)
+static void compute_targets(struct plan *p, struct target *targets)
 {
 	const char *def = p->backends[0];
-	memset(bars, 0, sizeof(*bars) * NBARS);
-	bars[0] = (struct bar){.what = "surand_u32 (4 B) vs vDSO, 1 thread", .need = 3};
-	bar_ratio(p, &bars[0], def, "vdso", 4, 0);
-	bars[1] = (struct bar){.what = "16 B calls vs vDSO, 1 thread", .need = 4, .goal = 6};
-	bar_ratio(p, &bars[1], def, "vdso", 16, 0);
-	bars[2] = (struct bar){.what = "16 B calls vs getrandom(2), 1 thread", .need = 40};
-	bar_ratio(p, &bars[2], def, "getrandom", 16, 0);
-	bars[3] = (struct bar){.what = "64 KiB calls vs bare body, 1 thread", .need = 0.9};
-	bar_ratio(p, &bars[3], def, "bare", 65536, 1);
-	bars[4] = (struct bar){.what = "1->2 thread scaling vs bare body's", .need = 0.95};
-	bar_scaling(p, &bars[4], def, "bare", 1, 2);
-	bars[5] = (struct bar){.what = "64 threads vs 2 threads (aggregate)", .need = 0.9};
-	bar_scaling(p, &bars[5], def, NULL, 2, 64);
+	memset(targets, 0, sizeof(*targets) * NTARGETS);
+	targets[0] = (struct target){.what = "vs the vDSO, 4-byte calls, 1 thread", .need = 3};
+	target_ratio(p, &targets[0], def, "vdso", 4, 0);
+	targets[1] = (struct target){.what = "vs the vDSO, 16-byte calls, 1 thread", .need = 4, .goal = 6};
+	target_ratio(p, &targets[1], def, "vdso", 16, 0);
+	targets[2] = (struct target){.what = "vs getrandom(2), 16-byte calls, 1 thread", .need = 40};
+	target_ratio(p, &targets[2], def, "getrandom", 16, 0);
+	targets[3] = (struct target){.what = "vs the bare ChaCha20 body, 64 KiB calls, MB/s, 1 thread",
+			       .need = 0.9};
+	target_ratio(p, &targets[3], def, "bare", 65536, 1);
+	targets[4] = (struct target){.what = "1 -> 2 threads, scaling vs the bare body's", .scaling = 1,
+			       .need = 0.95};
+	target_scaling(p, &targets[4], def, "bare", 1, 2);
+	targets[5] = (struct target){.what = "2 -> 64 threads, aggregate calls/s kept", .scaling = 1,
+			       .need = 0.9};
+	target_scaling(p, &targets[5], def, NULL, 2, 64);
 }
 
 struct scale {
@@ -758,7 +764,7 @@ static const char *kind_name(const struct run *r)
 	return "?";
 }
 
-static void print_report(struct plan *p, const struct machine *m, const struct bar *bars)
+static void print_report(struct plan *p, const struct machine *m, const struct target *targets)
 {
 	int w = 6;
 	char sz[32];
@@ -767,6 +773,24 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 		if ((int)strlen(p->runs[i].name) + (p->runs[i].is_default_backend ? 1 : 0) > w)
 			w = (int)strlen(p->runs[i].name) + (p->runs[i].is_default_backend ? 1 : 0);
 
+	{
+		/* a loaded machine is said first: every figure below depends on it */
+		unsigned st = 0, me = 0;
+		char warn[400];
+
+		for (unsigned ri = 0; ri < p->nruns; ri++)
+			for (unsigned si = 0; !p->runs[ri].absent && si < p->nsizes; si++)
+				for (unsigned ti = 0; ti < p->nthreads; ti++) {
+					struct cellres *c = cell_at(p, ri, si, ti);
+
+					if (!c->have || c->r.error[0])
+						continue;
+					me++;
+					st += c->r.cpu_share < BUSY_CPU_SHARE;
+				}
+		if (bench_busy_warning(warn, sizeof(warn), p->load1, p->ncpu, st, me, BUSY_CPU_SHARE))
+			printf("%s\n\n", warn);
+	}
 	printf("surand bench: %s; %s; %u CPUs; glibc %s; ChaCha20 body %s\n", m->kernel, m->cpu,
 	       p->ncpu, m->glibc, m->chacha);
 	printf("command: %s\n", p->command);
@@ -780,7 +804,8 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 	       "a clock pair, %.0f ns, subtracted)\n\n",
 	       bench_timer_overhead_ns());
 
-	printf("sources (* the default backend):\n");
+	printf("sources (* the default backend, what surand_bytes() uses: surand (%s)):\n",
+	       p->backends[0]);
 	for (unsigned i = 0; i < p->nruns; i++) {
 		const struct run *r = &p->runs[i];
 		if (r->absent)
@@ -820,9 +845,9 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 				fmt_num(mbs, sizeof(mbs), c->r.mb_per_s, 1);
 				fmt_num(ns, sizeof(ns), c->r.ns_per_call_thread,
 					c->r.ns_per_call_thread < 1e5 ? 1 : 0);
-				fmt_num(a, sizeof(a), c->r.p50_ns, 0);
-				fmt_num(b, sizeof(b), c->r.p99_ns, 0);
-				fmt_num(d, sizeof(d), c->r.p999_ns, 0);
+				bench_fmt_latency(a, sizeof(a), c->r.p50_ns, clock_res_ns());
+				bench_fmt_latency(b, sizeof(b), c->r.p99_ns, clock_res_ns());
+				bench_fmt_latency(d, sizeof(d), c->r.p999_ns, clock_res_ns());
 				if (c->r.errors)
 					snprintf(chk, sizeof(chk), "FAILED %llu calls",
 						 (unsigned long long)c->r.errors);
@@ -856,32 +881,36 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 		       "edges dominate their rates; a longer --seconds measures them\n",
 		       few, measured, FEW_CALLS_PER_THREAD);
 
-	printf("\nbars (issue 3), surand default = %s, ratios from this run:\n", p->backends[0]);
-	for (int i = 0; i < NBARS; i++) {
-		const struct bar *b = &bars[i];
-		char need[40], ratio[24];
+	printf("\ndesign targets, surand (%s) against peers measured in this run:\n", p->backends[0]);
+	for (int i = 0; i < NTARGETS; i++) {
+		const struct target *b = &targets[i];
+		char target[48], words[48];
 		if (b->goal > 0)
-			snprintf(need, sizeof(need), ">= %gx (goal %gx)", b->need, b->goal);
+			snprintf(target, sizeof(target), "target >= %gx, goal %gx", b->need, b->goal);
 		else
-			snprintf(need, sizeof(need), ">= %gx", b->need);
+			snprintf(target, sizeof(target), "target >= %gx", b->need);
 		if (!b->have) {
-			printf("  %-38s %8s  %-18s %s\n", b->what, "-", need, b->detail);
+			printf("  surand (%s) %s: not measured (%s); %s\n", p->backends[0], b->what,
+			       b->detail, target);
 			continue;
 		}
-		snprintf(ratio, sizeof(ratio), "%.2fx", b->ratio);
-		const char *verdict = b->ratio >= b->need ? "PASS" : "MISS";
-		printf("  %-38s %8s  %-18s %s%s  (%s)\n", b->what, ratio, need, verdict,
-		       b->goal > 0 && b->ratio >= b->need && b->ratio < b->goal ? ", goal missed" : "",
+		if (b->scaling)
+			snprintf(words, sizeof(words), "%.2fx", b->ratio);
+		else
+			bench_ratio_words(words, sizeof(words), b->ratio);
+		printf("  surand (%s) %s: %s; %s: %s%s  (%s)\n", p->backends[0], b->what, words, target,
+		       b->ratio >= b->need ? "met" : "not met",
+		       b->goal > 0 && b->ratio >= b->need && b->ratio < b->goal ? ", goal not reached" : "",
 		       b->detail);
 	}
 
-	/* reference figures for the bars of issue 7 (surand -n, preload, FUSE) */
+	/* reference figures for the command, the preload and surandfs */
 	const struct bench_result *b1 = result_of(p, "bare", 65536, 1);
 	const struct bench_result *b2 = result_of(p, "bare", 65536, 2);
 	const struct bench_result *u64k = result_of(p, "urandom", 65536, 1);
 	const struct bench_result *u4k = result_of(p, "urandom", 4096, 1);
 	if (b1 || u64k) {
-		printf("references for issue 7's bars (1 thread unless said):");
+		printf("references for surand -n, the preload and surandfs (1 thread unless said):");
 		if (b1)
 			printf(" bare body 64 KiB %.0f MB/s", b1->mb_per_s);
 		if (b1 && b2)
@@ -902,6 +931,16 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 		if (r->absent)
 			continue;
 		compute_scale(p, r, &sc);
+		if (!bench_scaling_judgeable(p->ncpu)) {
+			/* two threads on two CPUs share them with the system: no verdict */
+			printf("  %-*s scales: cannot be judged on %u CPU%s (needs 3 or more)", w, r->name,
+			       p->ncpu, p->ncpu == 1 ? "" : "s");
+			if (sc.have)
+				printf("; %.2fx at %u threads vs 1\n", sc.ratio, sc.threads);
+			else
+				printf("\n");
+			continue;
+		}
 		if (!sc.have) {
 			printf("  %-*s scales: %s\n", w, r->name, sc.why);
 			continue;
@@ -912,9 +951,9 @@ static void print_report(struct plan *p, const struct machine *m, const struct b
 		       w, r->name, sc.yes ? "yes" : "no", sc.ratio, sc.threads, sz, sc.eff * 100);
 	}
 	if (p->ncpu <= 2)
-		printf("note: %u CPUs: scaling beyond %u threads cannot show here; the runs above "
-		       "%u threads are oversubscribed (lock convoys, preempted lock holders)\n",
-		       p->ncpu, p->ncpu, p->ncpu);
+		printf("note: %u CPU%s: scaling cannot show here; the runs above %u threads are "
+		       "oversubscribed (lock convoys, preempted lock holders)\n",
+		       p->ncpu, p->ncpu == 1 ? "" : "s", p->ncpu);
 }
 
 static void csv_write(FILE *f, struct plan *p)
@@ -974,7 +1013,7 @@ static void json_num(FILE *f, double v)
 		fputs("null", f);
 }
 
-static void json_write(FILE *f, struct plan *p, const struct machine *m, const struct bar *bars)
+static void json_write(FILE *f, struct plan *p, const struct machine *m, const struct target *targets)
 {
 	fprintf(f, "{\n  \"machine\": {\"kernel\": ");
 	json_str(f, m->kernel);
@@ -1041,20 +1080,20 @@ static void json_write(FILE *f, struct plan *p, const struct machine *m, const s
 					few_calls(x, p->threads[ti]) ? "true" : "false");
 			}
 	}
-	fprintf(f, "\n  ],\n  \"bars\": [");
-	for (int i = 0; i < NBARS; i++) {
-		fprintf(f, "%s\n    {\"bar\": ", i ? "," : "");
-		json_str(f, bars[i].what);
-		fprintf(f, ", \"need\": %g, \"goal\": ", bars[i].need);
-		if (bars[i].goal > 0)
-			fprintf(f, "%g", bars[i].goal);
+	fprintf(f, "\n  ],\n  \"targets\": [");
+	for (int i = 0; i < NTARGETS; i++) {
+		fprintf(f, "%s\n    {\"target\": ", i ? "," : "");
+		json_str(f, targets[i].what);
+		fprintf(f, ", \"need\": %g, \"goal\": ", targets[i].need);
+		if (targets[i].goal > 0)
+			fprintf(f, "%g", targets[i].goal);
 		else
 			fputs("null", f);
 		fprintf(f, ", \"ratio\": ");
-		json_num(f, bars[i].have ? bars[i].ratio : NAN);
+		json_num(f, targets[i].have ? targets[i].ratio : NAN);
 		fprintf(f, ", \"pass\": %s, \"detail\": ",
-			!bars[i].have ? "null" : bars[i].ratio >= bars[i].need ? "true" : "false");
-		json_str(f, bars[i].detail);
+			!targets[i].have ? "null" : targets[i].ratio >= targets[i].need ? "true" : "false");
+		json_str(f, targets[i].detail);
 		fprintf(f, "}");
 	}
 	fprintf(f, "\n  ],\n  \"scales\": [");
@@ -1402,7 +1441,7 @@ int surand_cmd_bench(int argc, char **argv)
 			size_t s;
 			int r = parse_size(items[i], &s);
 			if (r == -1) {
-				usage_error("size '%s' is not a number of bytes", items[i]);
+				usage_error("size '%s' is not a size (%s)", items[i], SURAND_SIZE_HELP);
 				return SURAND_EX_USAGE;
 			}
 			if (r == -2) {
@@ -1547,11 +1586,22 @@ int surand_cmd_bench(int argc, char **argv)
 
 	struct machine m;
 	machine_info(&m);
+	p->load1 = -1;
+	{
+		/* before our own threads add to it: the load of the machine's other work */
+		FILE *la = fopen("/proc/loadavg", "r");
+
+		if (la) {
+			if (fscanf(la, "%lf", &p->load1) != 1)
+				p->load1 = -1;
+			fclose(la);
+		}
+	}
 	int failures = run_all(p);
 
-	struct bar bars[NBARS];
-	compute_bars(p, bars);
-	print_report(p, &m, bars);
+	struct target targets[NTARGETS];
+	compute_targets(p, targets);
+	print_report(p, &m, targets);
 
 	int rc = failures ? SURAND_EX_FAIL : SURAND_EX_OK;
 	if (csv) {
@@ -1563,7 +1613,7 @@ int surand_cmd_bench(int argc, char **argv)
 		}
 	}
 	if (json) {
-		json_write(json, p, &m, bars);
+		json_write(json, p, &m, targets);
 		if (fclose(json) != 0) {
 			fprintf(stderr, "surand bench: writing %s: %s\n", o_json, strerror(errno));
 			rc = SURAND_EX_IOERR;
