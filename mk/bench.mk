@@ -1,6 +1,6 @@
-# mk/bench.mk - the benchmark (issue 6).
+# mk/bench.mk - the benchmark.
 #
-#   make bench    the full `surand bench` (table, bars, CSV, JSON, PNG charts)
+#   make bench    the full `surand bench` (table, design targets, CSV, JSON, PNG charts)
 #                 and bench/shared_writes, results under $(BUILD)/bench-results/
 #   make run      `surand bench --quick` (in the Makefile)
 #   make bench BENCH_ARGS="--threads 1,2 --seconds 1"   extra options for surand bench

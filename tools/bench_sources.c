@@ -119,7 +119,7 @@ static int backend_setup(const char *arg, char *desc, size_t desc_len, char *why
 	return 0;
 }
 
-/* 4-byte calls are surand_u32() (the 4-byte bar); others surand_bytes(). */
+/* 4-byte calls are surand_u32() (the 4-byte design target); others surand_bytes(). */
 static int backend_fill(void *ctx, void *buf, size_t len)
 {
 	(void)ctx;
