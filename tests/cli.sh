@@ -271,7 +271,7 @@ f=$tmp/victim
 yes "$pat" | head -c $((3 * 1048576 + 123)) > "$f"
 ino0=$(stat -c %i "$f") sz0=$(stat -c %s "$f")
 cp "$f" "$tmp/orig"
-"$S" wipe "$f" --passes 3 --verify 2>"$tmp/err"
+"$S" wipe "$f" --passes 3 --verify >"$tmp/wout" 2>"$tmp/err"
 rc=$?
 ino1=$(stat -c %i "$f") sz1=$(stat -c %s "$f")
 left=$(grep -a -c -F "$pat" "$f")
@@ -286,16 +286,16 @@ check wipe_file_all_bytes_rewritten "$([ "$diff" -gt $((total - total / 128)) ];
 csz=$(gzip -1 -c "$f" | wc -c)
 check wipe_file_random "$([ "$csz" -gt "$sz0" ]; echo $?)" "$sz0 wiped bytes gzip to $csz"
 cp "$f" "$tmp/after1"
-"$S" wipe "$f" --verify --progress 2>"$tmp/err"
+"$S" wipe "$f" --verify --progress >"$tmp/wout" 2>"$tmp/err"
 rc=$?
 check wipe_default_one_pass_progress "$([ $rc = 0 ] && ! cmp -s "$f" "$tmp/after1" && grep -q 'wipe pass 1/1 .*100%' "$tmp/err" && grep -q 'wipe verify .*100%' "$tmp/err"; echo $?)" \
 	"rc $rc, stderr: $(head -c 300 "$tmp/err")"
 : > "$tmp/empty"
-"$S" wipe "$tmp/empty" --verify
+"$S" wipe "$tmp/empty" --verify >"$tmp/wout"
 rc=$? sz=$(stat -c %s "$tmp/empty")
 check wipe_empty_file "$([ $rc = 0 ] && [ "$sz" = 0 ]; echo $?)" "rc $rc size $sz"
 ln -s "$f" "$tmp/link"
-"$S" wipe "$tmp/link" --verify
+"$S" wipe "$tmp/link" --verify >"$tmp/wout"
 rc=$?
 check wipe_follows_symlink "$([ $rc = 0 ] && [ -L "$tmp/link" ] && [ "$(stat -c %s "$f")" = "$sz0" ]; echo $?)" "rc $rc"
 
@@ -326,7 +326,7 @@ errcase wipe_stdout_full 74 sh -c "exec '$S' wipe '$tmp/w' >/dev/full"
 img=$tmp/disk.img
 yes "$pat" | head -c $((4 * 1048576)) > "$img"
 if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && loopdev=$(losetup -f --show "$img" 2>/dev/null) && [ -b "$loopdev" ]; then
-	"$S" wipe "$loopdev" --passes 2 --verify 2>"$tmp/err"
+	"$S" wipe "$loopdev" --passes 2 --verify >"$tmp/wout" 2>"$tmp/err"
 	rc=$?
 	sync
 	losetup -d "$loopdev"; dev_was=$loopdev; loopdev=
@@ -406,7 +406,7 @@ check version "$([ "$got" = "surand $ver" ]; echo $?)" "got '$got', want 'surand
 # ---- man pages -----------------------------------------------------------------
 if command -v groff >/dev/null; then
 	ok=0 why=
-	for page in man/surand.1 man/surand.3; do
+	for page in man/surand.1 man/surand.3 man/surand-preload.7; do
 		[ -f "$page" ] || { ok=1; why="$why $page missing;"; continue; }
 		w=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" 2>&1)
 		[ -z "$w" ] || { ok=1; why="$why $page: $w;"; }
@@ -430,6 +430,19 @@ if command -v groff >/dev/null; then
 		grep -q "$e" <<<"$txt3" || missing="$missing $e"
 	done
 	check man3_documents_api "$([ -z "$missing" ]; echo $?)" "missing:$missing"
+	# every page: the same date, and the version of include/surand.h
+	ver=$(sed -n 's/^#define SURAND_VERSION_STRING "\(.*\)"/\1/p' include/surand.h)
+	dates=$(sed -n 's/^\.TH [^ ]* [0-9] \([0-9-]*\) .*/\1/p' man/*.[0-9] | sort -u | wc -l)
+	badver=$(grep -L "^\.TH .* \"surand $ver\"" man/*.[0-9] | tr '\n' ' ')
+	check man_pages_agree "$([ "$dates" = 1 ] && [ -z "$badver" ]; echo $?)" \
+		"$dates different dates; pages not at version $ver: $badver"
+	txt7=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -rLL=200n man/surand-preload.7 2>/dev/null | sed 's/.\x08//g')
+	missing=
+	for w in "surand run" LD_PRELOAD SURAND_PRELOAD_STATS SURAND_PRELOAD_FOPEN getrandom getentropy \
+		 arc4random /dev/urandom OpenSSL; do
+		grep -q -- "$w" <<<"$txt7" || missing="$missing $w"
+	done
+	check man7_preload_page "$([ -z "$missing" ]; echo $?)" "missing:$missing"
 else
 	skip man_render_clean "groff not installed (apt-get install groff-base)"
 fi

@@ -86,7 +86,8 @@ if make -C "$top" BUILD="$BUILD" install PREFIX=/opt/x DESTDIR="$dest" >"$tmp/in
 		grep -q 'staged under' "$tmp/inst.log"; echo $?)" "log: $(grep -m3 install "$tmp/inst.log")"
 	missing=
 	for f in lib/libsurand.so lib/libsurand.so.1 lib/libsurand.a lib/libsurand-preload.so \
-		include/surand.h bin/surand share/man/man1/surand.1 share/man/man3/surand.3; do
+		include/surand.h bin/surand share/man/man1/surand.1 share/man/man3/surand.3 \
+		share/man/man7/surand-preload.7; do
 		[ -e "$dest/opt/x/$f" ] || missing="$missing $f"
 	done
 	check install_files "$([ -z "$missing" ]; echo $?)" "missing:$missing"
