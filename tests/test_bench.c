@@ -21,6 +21,7 @@
 #include "../tools/bench_engine.c"
 #include "../tools/bench_vdso.c"
 #include "../tools/bench_verdict.c"
+#include "../tools/bench_sources.c"
 
 /* ---- fake sources ----------------------------------------------------------- */
 static __thread uint64_t fills_this_thread;
@@ -76,13 +77,25 @@ static void *failing_init(size_t max_len)
 }
 
 static const struct bench_source fake = {"fake", BENCH_KIND_SYSTEM, NULL, fake_init, fake_fill,
-					  fake_fini};
+					  fake_fini, NULL};
 static const struct bench_source lazy = {"lazy", BENCH_KIND_SYSTEM, NULL, fake_init, lazy_fill,
-					  fake_fini};
+					  fake_fini, NULL};
 static const struct bench_source flaky = {"flaky", BENCH_KIND_SYSTEM, NULL, fake_init,
-					   flaky_fill, fake_fini};
+					   flaky_fill, fake_fini, NULL};
 static const struct bench_source broken = {"broken", BENCH_KIND_SYSTEM, NULL, failing_init,
-					    fake_fill, fake_fini};
+					    fake_fill, fake_fini, NULL};
+
+/* No per-thread state: thread_init and thread_fini NULL (as bench_sources.c's getrandom). */
+static int stateless_fill(void *ctx, void *buf, size_t len)
+{
+	if (!ctx)
+		return -1; /* the engine must hand a context that is not NULL all the same */
+	memset(buf, 0x5c, len);
+	fills_this_thread++;
+	return 0;
+}
+static const struct bench_source stateless = {"stateless", BENCH_KIND_SYSTEM, NULL, NULL,
+					       stateless_fill, NULL, NULL};
 
 /* hooks: each worker's own fill count as it enters and leaves the window */
 #define NT 6
@@ -223,6 +236,32 @@ static void vdso_lookups_agree(void)
 	T_ASSERT(memcmp(out1, out2, sizeof(out1)) != 0);
 }
 
+static void stateless_source_runs(void)
+{
+	struct bench_result r;
+
+	T_ASSERT(bench_run_cell(&stateless, 32, 2, 0.05, 0.01, NULL, &r) == 0);
+	T_ASSERT(r.calls > 0 && r.errors == 0 && r.check_ok && r.threads_started == 2);
+	T_ASSERT_EQ_U64(r.bytes, r.calls * 32);
+}
+
+/* The table of bench_sources.c: every entry named, with its functions or why it is absent. */
+static void source_table_complete(void)
+{
+	unsigned n = 0;
+
+	for (const struct bench_source *s = bench_system_sources; s->name; s++, n++) {
+		T_ASSERT_MSG(s->absent ? !s->setup && !s->fill && strstr(s->absent, "apt-get install")
+				       : s->setup && s->fill,
+			     "source %s", s->name);
+		/* per-thread state comes in pairs: both functions or neither */
+		T_ASSERT_MSG(!s->thread_init == !s->thread_fini, "source %s", s->name);
+		T_ASSERT(bench_find_system_source(s->name) == s);
+	}
+	T_ASSERT(n == 8);
+	T_ASSERT(bench_find_system_source("nosuch") == NULL);
+}
+
 /* ---- the report's words (tools/bench_verdict.c) -------------------------------- */
 static void latency_below_resolution(void)
 {
@@ -288,6 +327,8 @@ int main(int argc, char **argv)
 	T_RUN(histogram_percentiles);
 	T_RUN(sampling_period_budget);
 	T_RUN(vdso_lookups_agree);
+	T_RUN(stateless_source_runs);
+	T_RUN(source_table_complete);
 	T_RUN(latency_below_resolution);
 	T_RUN(ratio_in_words);
 	T_RUN(scaling_needs_three_cpus);

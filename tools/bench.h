@@ -33,15 +33,19 @@ struct bench_source {
 	 * receives what the source is (one line).
 	 */
 	int (*setup)(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len);
-	/* Per worker thread, in that thread: a context (NULL is an error). */
+	/* Per worker thread, in that thread: a context (NULL is an error).
+	 * NULL (with thread_fini NULL): the source keeps no per-thread state. */
 	void *(*thread_init)(size_t max_len);
 	/* One call: fills buf[0..len) entirely, 0 or -1. */
 	int (*fill)(void *ctx, void *buf, size_t len);
 	void (*thread_fini)(void *ctx);
+	/* Non-NULL: this build cannot measure the source (the functions are
+	 * NULL), and why (with the apt-get line). */
+	const char *absent;
 };
 
-/* The non-backend sources, in display order; NULL-terminated. */
-extern const struct bench_source *const bench_system_sources[];
+/* The non-backend sources, in display order; ended by an entry with name NULL. */
+extern const struct bench_source bench_system_sources[];
 /* The source that measures surand backend arg (set with surand_set_backend). */
 extern const struct bench_source bench_backend_source;
 const struct bench_source *bench_find_system_source(const char *name);

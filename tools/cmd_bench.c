@@ -309,8 +309,8 @@ static void order_runs(struct plan *p)
 		if (i >= 0)
 			sorted[n++] = p->runs[i];
 	}
-	for (unsigned s = 0; bench_system_sources[s]; s++) {
-		int i = find_run(p, bench_system_sources[s]->name);
+	for (unsigned s = 0; bench_system_sources[s].name; s++) {
+		int i = find_run(p, bench_system_sources[s].name);
 		if (i >= 0)
 			sorted[n++] = p->runs[i];
 	}
@@ -326,8 +326,8 @@ static void list_sources_text(char *buf, size_t n, const struct plan *p)
 	size_t off = (size_t)snprintf(buf, n, "surand");
 	for (unsigned i = 0; i < p->nbackends && off < n; i++)
 		off += (size_t)snprintf(buf + off, n - off, ", %s", p->backends[i]);
-	for (unsigned i = 0; bench_system_sources[i] && off < n; i++)
-		off += (size_t)snprintf(buf + off, n - off, ", %s", bench_system_sources[i]->name);
+	for (unsigned i = 0; bench_system_sources[i].name && off < n; i++)
+		off += (size_t)snprintf(buf + off, n - off, ", %s", bench_system_sources[i].name);
 }
 
 /* ---- the child: one source, every cell ------------------------------------------ */
@@ -335,6 +335,10 @@ static void list_sources_text(char *buf, size_t n, const struct plan *p)
 static void child_run(const struct plan *p, const struct run *r, int fd)
 {
 	char desc[400] = "", why[256] = "";
+	if (r->src->absent) {
+		dprintf(fd, "A %s\n", r->src->absent);
+		return;
+	}
 	if (r->src->setup(r->arg, desc, sizeof(desc), why, sizeof(why)) != 0) {
 		dprintf(fd, "A %s\n", why);
 		return;
@@ -1427,8 +1431,8 @@ int surand_cmd_bench(int argc, char **argv)
 		} else {
 			for (unsigned b = 0; b < p->nbackends; b++)
 				add_run(p, p->backends[b]);
-			for (unsigned s = 0; bench_system_sources[s]; s++)
-				add_run(p, bench_system_sources[s]->name);
+			for (unsigned s = 0; bench_system_sources[s].name; s++)
+				add_run(p, bench_system_sources[s].name);
 		}
 	}
 	order_runs(p);
@@ -1544,8 +1548,8 @@ int surand_cmd_bench(int argc, char **argv)
 	if (list) {
 		printf("backends (default first): %s\n", surand_backend_names());
 		printf("sources:");
-		for (unsigned s = 0; bench_system_sources[s]; s++)
-			printf(" %s", bench_system_sources[s]->name);
+		for (unsigned s = 0; bench_system_sources[s].name; s++)
+			printf(" %s", bench_system_sources[s].name);
 		printf("\n");
 		return SURAND_EX_OK;
 	}
