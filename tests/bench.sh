@@ -218,6 +218,44 @@ else
 	fail plot_hint_without_gnuplot "exit status $?"
 fi
 
+# the chart script (a stand-in gnuplot on PATH keeps it): a panel per size
+# measured, the x axis at the thread counts measured, a style of its own
+# (colour and point type) for every source
+mkdir -p "$tmp/fakegp"
+printf '#!/bin/sh\ncp "$1" "%s/plot.gp"\n' "$tmp" > "$tmp/fakegp/gnuplot"
+chmod +x "$tmp/fakegp/gnuplot"
+if PATH="$tmp/fakegp:$PATH" "$S" bench --seconds 0.02 --threads 1,2 --sizes 16,4096,64K \
+	--sources bare,getrandom,urandom,vdso --plot "$tmp/g.png" --csv "$tmp/g.csv" >/dev/null 2>"$tmp/err" && [ -s "$tmp/plot.gp" ]; then
+	gp=$tmp/plot.gp
+	want_sizes=$(awk -F, 'NR > 1 && $8 > 0 { print $3 }' "$tmp/g.csv" | sort -nu | wc -l)
+	want_thr=$(awk -F, 'NR > 1 && $8 > 0 { print $4 }' "$tmp/g.csv" | sort -nu | paste -sd, | sed 's/,/, /g')
+	panels=$(grep -c "^set title '.* calls'" "$gp")
+	if [ "$panels" -eq "$want_sizes" ] && ! grep -q 'NaN notitle' "$gp"; then
+		pass plot_panels_measured_sizes
+	else
+		fail plot_panels_measured_sizes "$panels panels, $want_sizes sizes measured"
+	fi
+	if grep -qx "set xtics ($want_thr)" "$gp"; then
+		pass plot_xtics_measured_threads
+	else
+		fail plot_xtics_measured_threads "want 'set xtics ($want_thr)': $(grep xtics "$gp" | head -2)"
+	fi
+	styles=$(grep -c '^set style line ' "$gp")
+	distinct=$(sed -n "s/^set style line [0-9]* lc rgb '\(#[0-9a-f]*\)' pt \([0-9]*\).*/\1 \2/p" "$gp" | sort -u | wc -l)
+	colours=$(sed -n "s/^set style line [0-9]* lc rgb '\(#[0-9a-f]*\)'.*/\1/p" "$gp" | sort -u | wc -l)
+	# every plotted source names its own style, the same in both charts
+	per_src=$(grep -o "ls [0-9]* title '[^']*'" "$gp" | sort -u | awk '{ print $4 }' | uniq -d | wc -l)
+	per_ls=$(grep -o "ls [0-9]* title '[^']*'" "$gp" | sort -u | awk '{ print $2 }' | uniq -d | wc -l)
+	if [ "$styles" -ge 4 ] && [ "$distinct" -eq "$styles" ] && [ "$colours" -eq "$styles" ] &&
+		[ "$per_src" -eq 0 ] && [ "$per_ls" -eq 0 ]; then
+		pass plot_distinct_styles
+	else
+		fail plot_distinct_styles "$styles styles, $distinct distinct, $colours colours, $per_src sources with 2 styles, $per_ls styles shared"
+	fi
+else
+	fail plot_script "exit $?, no script: $(head -c 200 "$tmp/err")"
+fi
+
 # the table's rows as "source size threads" (size as printed, e.g. "16 B"),
 # measured and unmeasured cells alike; reads the run's stdout on stdin
 table_cells() {

@@ -52,6 +52,27 @@ static void gp_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/*
+ * One line style per source (by its place in the plan, so a source has the
+ * same style in both charts): 12 colours that stay apart on white, and 13
+ * point types, so no two of the first 156 sources look alike.
+ */
+static void plot_styles(FILE *f, const struct plan *p)
+{
+	static const char *const colour[] = {
+		"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+		"#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#0b3d91",
+	};
+	static const unsigned point[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+	const unsigned nc = sizeof(colour) / sizeof(colour[0]);
+	const unsigned np = sizeof(point) / sizeof(point[0]);
+
+	fprintf(f, "\n");
+	for (unsigned ri = 0; ri < p->nruns; ri++)
+		fprintf(f, "set style line %u lc rgb '%s' pt %u lw 1.5\n", ri + 1, colour[ri % nc],
+			point[ri % np]);
+}
+
 /* FILE.png: throughput vs threads per size; FILE-latency.png: latency per size. */
 int plot_write(struct plan *p, const char *png, const char *gnuplot)
 {
@@ -125,19 +146,42 @@ int plot_write(struct plan *p, const char *png, const char *gnuplot)
 	fclose(fl);
 	fd = fl = NULL;
 
-	unsigned cols = p->nsizes > 3 ? 3 : p->nsizes;
-	/* NOLINTNEXTLINE(clang-analyzer-core.DivideZero): the options parser refuses an empty size list */
-	unsigned rows = (p->nsizes + cols - 1) / cols;
+	/* Panels only for the sizes measured; the x axis at the thread counts measured. */
+	unsigned nmeas = 0, thr_seen[MAX_LIST] = {0};
+	int size_seen[MAX_LIST] = {0};
+	for (unsigned b = 0; b < idx; b++) {
+		if (!size_seen[blk_size[b]])
+			nmeas++;
+		size_seen[blk_size[b]] = 1;
+		for (unsigned ti = 0; ti < p->nthreads; ti++) {
+			const struct cellres *c = cell_at(p, blk_run[b], blk_size[b], ti);
+			if (c->have && c->ok)
+				thr_seen[ti] = 1;
+		}
+	}
+	if (nmeas == 0)
+		goto out; /* nothing measured: no chart */
+	unsigned cols = nmeas > 3 ? 3 : nmeas;
+	unsigned rows = (nmeas + cols - 1) / cols;
 	fprintf(fg, "set terminal pngcairo size %u,%u noenhanced font ',9'\nset output ",
 		640 * cols, 380 * rows + 40);
 	gp_quote(fg, png);
+	plot_styles(fg, p);
 	fprintf(fg, "\nset multiplot layout %u,%u title 'surand bench: aggregate MB/s vs threads "
 		    "(log scales)'\n", rows, cols);
 	fprintf(fg, "set logscale x 2\nset logscale y 10\nset xlabel 'threads'\nset ylabel "
-		    "'MB/s'\nset key outside right top font ',7'\nset grid\n");
+		    "'MB/s'\nset key outside right top font ',7'\nset grid\nset xtics (");
+	for (unsigned ti = 0, first = 1; ti < p->nthreads; ti++)
+		if (thr_seen[ti]) {
+			fprintf(fg, "%s%u", first ? "" : ", ", p->threads[ti]);
+			first = 0;
+		}
+	fprintf(fg, ")\n");
 	for (unsigned si = 0; si < p->nsizes; si++) {
 		char sz[32];
 		int first = 1;
+		if (!size_seen[si])
+			continue;
 		fmt_bytes(sz, sizeof(sz), p->sizes[si]);
 		fprintf(fg, "set title '%s calls'\nplot ", sz);
 		for (unsigned b = 0; b < idx; b++) {
@@ -145,12 +189,10 @@ int plot_write(struct plan *p, const char *png, const char *gnuplot)
 				continue;
 			fprintf(fg, "%s", first ? "" : ", \\\n     ");
 			gp_quote(fg, dat);
-			fprintf(fg, " index %u using 1:2 with linespoints title ", b);
+			fprintf(fg, " index %u using 1:2 with linespoints ls %u title ", b, blk_run[b] + 1);
 			gp_quote(fg, p->runs[blk_run[b]].name);
 			first = 0;
 		}
-		if (first)
-			fprintf(fg, "NaN notitle");
 		fprintf(fg, "\n");
 	}
 	fprintf(fg, "unset multiplot\n");
@@ -160,13 +202,20 @@ int plot_write(struct plan *p, const char *png, const char *gnuplot)
 		fprintf(fg, "\nset multiplot layout 1,2 title 'surand bench: latency per call size, %u "
 			    "thread (sampled calls)'\n", p->threads[t1]);
 		fprintf(fg, "set logscale x 2\nset logscale y 10\nset xlabel 'call size (bytes)'\n"
-			    "set ylabel 'ns'\n");
+			    "set ylabel 'ns'\nset xtics (");
+		for (unsigned si = 0, first = 1; si < p->nsizes; si++)
+			if (size_seen[si]) {
+				fprintf(fg, "%s%zu", first ? "" : ", ", p->sizes[si]);
+				first = 0;
+			}
+		fprintf(fg, ")\n");
 		for (int q = 0; q < 2; q++) {
 			fprintf(fg, "set title '%s'\nplot ", q == 0 ? "p50" : "p99");
 			for (unsigned b = 0; b < lidx; b++) {
 				fprintf(fg, "%s", b ? ", \\\n     " : "");
 				gp_quote(fg, lat);
-				fprintf(fg, " index %u using 1:%d with linespoints title ", b, q + 2);
+				fprintf(fg, " index %u using 1:%d with linespoints ls %u title ", b, q + 2,
+					lrun[b] + 1);
 				gp_quote(fg, p->runs[lrun[b]].name);
 			}
 			fprintf(fg, "\n");
