@@ -67,11 +67,11 @@ struct plan {
 };
 
 struct target {
-	const char *what;   /* "vs vDSO, 4-byte surand_u32 calls, 1 thread" (after the label) */
-	int scaling;        /* the ratio is a scaling ratio, not a speed-up */
+	const char *what;   /* "vs the vDSO, 4-byte calls, 1 thread" (after the label) */
 	double need, goal;  /* goal 0: none */
-	int have;
 	double ratio;
+	int scaling;        /* the ratio is a scaling ratio, not a speed-up */
+	int have;
 	char detail[200];
 };
 

@@ -123,13 +123,18 @@ int surand_cmd_run(int argc, char **argv)
 	} else {
 		preload = lib;
 	}
-	if (setenv("LD_PRELOAD", preload, 1) != 0 ||
-	    (stats && setenv("SURAND_PRELOAD_STATS", "1", 1) != 0)) {
-		fprintf(stderr, "surand: run: environment: %s\n", strerror(errno));
-		return SURAND_EX_FAIL;
+	{
+		int bad = setenv("LD_PRELOAD", preload, 1) != 0 ||
+			  (stats && setenv("SURAND_PRELOAD_STATS", "1", 1) != 0);
+		int e = errno;
+
+		if (preload != lib)
+			free(preload); /* setenv copied it */
+		if (bad) {
+			fprintf(stderr, "surand: run: environment: %s\n", strerror(e));
+			return SURAND_EX_FAIL;
+		}
 	}
-	if (preload != lib)
-		free(preload);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
