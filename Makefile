@@ -8,6 +8,10 @@
 #   make tsan       make check under TSan (build/tsan)
 #   make bench      the full benchmark
 #   make install PREFIX=/usr/local DESTDIR=
+#   make uninstall PREFIX=/usr/local DESTDIR=   removes what install put there
+#
+# Also built: $(BUILD)/surand-uninstalled.pc, so that a program builds against
+# this tree: PKG_CONFIG_PATH=build cc app.c $(pkg-config --cflags --libs surand-uninstalled)
 #
 # Areas add their own targets in mk/*.mk (included below), so that a new tool
 # or test stage does not edit this file.
@@ -59,8 +63,16 @@ STATIC  := $(BUILD)/libsurand.a
 TESTLIB := $(BUILD)/test/libsurand-test.a
 BENCHLIB := $(BUILD)/bench/libsurand-bench.a
 
+# A value the build depends on, kept in a file that is rewritten only when the
+# value changes, so that targets depending on the file are rebuilt then (a
+# later PREFIX, a peer library installed since the last make).
+#   $(call config_stamp,NAME,VALUE) -> $(BUILD)/config/NAME
+config_stamp = $(shell mkdir -p $(BUILD)/config && \
+	f=$(BUILD)/config/$(1) && v='$(2)' && \
+	{ [ -f $$f ] && [ "$$(cat $$f)" = "$$v" ] || printf '%s\n' "$$v" > $$f; } && echo $$f)
+
 # Optional peers, found with pkg-config; tests skip (with the apt-get line)
-# when one is absent.
+# when one is absent, and `make` says what it left out (LEFT_OUT below).
 HAVE_OPENSSL := $(shell pkg-config --exists libcrypto 2>/dev/null && echo 1)
 HAVE_SODIUM  := $(shell pkg-config --exists libsodium 2>/dev/null && echo 1)
 OPT_CFLAGS :=
@@ -73,6 +85,18 @@ ifeq ($(HAVE_SODIUM),1)
 OPT_CFLAGS += -DHAVE_SODIUM=1
 OPT_LIBS   += $(shell pkg-config --libs libsodium)
 endif
+# What `make` left out and the packages that bring it: WHAT-IN-WORDS:PKG+PKG,
+# one line each at the end of `make` (areas add theirs).
+LEFT_OUT :=
+ifneq ($(HAVE_OPENSSL),1)
+LEFT_OUT += OpenSSL-peer-of-surand-bench:libssl-dev
+endif
+ifneq ($(HAVE_SODIUM),1)
+LEFT_OUT += libsodium-peer-of-surand-bench:libsodium-dev
+endif
+# The tools are rebuilt when a peer appears or goes (their -D flags change).
+OPT_STAMP    := $(call config_stamp,opt-cflags,$(OPT_CFLAGS))
+PREFIX_STAMP := $(call config_stamp,prefix,$(PREFIX))
 
 # The surand command: tools/*.c (the CLI) links the static library.
 TOOL_SRC := $(wildcard tools/*.c)
@@ -86,7 +110,8 @@ TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/test/%,$(TEST_SRC))
 CFLAGS_TEST := -std=gnu11 -O1 -g $(WARN) -Wno-missing-prototypes -D_GNU_SOURCE \
 	       -DSURAND_TEST_BUILD -Iinclude -Isrc -Itests -pthread $(OPT_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 
-ALL_TARGETS := $(SO) $(BUILD)/libsurand.so $(STATIC) $(BUILD)/surand $(BUILD)/surand.pc
+ALL_TARGETS := $(SO) $(BUILD)/libsurand.so $(STATIC) $(BUILD)/surand $(BUILD)/surand.pc \
+	       $(BUILD)/surand-uninstalled.pc
 CHECK_DEPS  := $(TEST_BIN) $(BUILD)/surand
 
 # ---- areas: their fragments add to ALL_TARGETS, CHECK_DEPS, INSTALL_EXTRA --
@@ -94,8 +119,16 @@ CHECK_DEPS  := $(TEST_BIN) $(BUILD)/surand
 .DEFAULT_GOAL := all
 -include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all run check check-build sanitize tsan bench install clean freestanding
-all: $(ALL_TARGETS)
+.PHONY: all run check check-build sanitize tsan bench install uninstall clean freestanding left-out
+all: $(ALL_TARGETS) left-out
+
+# One line per part left out, with the package to install; a later `make`
+# after installing it builds that part (the checks run on every make).
+left-out: $(ALL_TARGETS)
+	@for x in $(LEFT_OUT); do \
+		what=$$(echo "$${x%%:*}" | tr '-' ' '); pkgs=$$(echo "$${x#*:}" | tr '+' ' '); \
+		echo "make: $$what not built: apt-get install $$pkgs"; \
+	done
 
 # ---- objects ---------------------------------------------------------------
 $(BUILD)/obj/%.o: %.c $(LIB_HDR)
@@ -110,7 +143,7 @@ $(BUILD)/bench/obj/%.o: %.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_LIB) -DSURAND_BENCH_BUILD $(BENCH_CFLAGS) $(SIMD_FLAGS_$(notdir $*)) -c $< -o $@
 
-$(BUILD)/obj/tools/%.o: tools/%.c $(LIB_HDR) $(wildcard tools/*.h)
+$(BUILD)/obj/tools/%.o: tools/%.c $(LIB_HDR) $(wildcard tools/*.h) $(OPT_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_TOOL) -c $< -o $@
 
@@ -135,9 +168,21 @@ $(BENCHLIB): $(BENCH_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/surand.pc: surand.pc.in Makefile
+# Rebuilt when PREFIX changes ($(PREFIX_STAMP)): `make` then
+# `make install PREFIX=/opt/x` installs a .pc that says /opt/x.
+$(BUILD)/surand.pc: surand.pc.in Makefile $(PREFIX_STAMP)
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# The pkg-config "uninstalled" convention: the same package, pointing into
+# this tree (headers in include/, libraries in $(BUILD)/, with a run path so
+# that the program runs from the tree without LD_LIBRARY_PATH).
+$(BUILD)/surand-uninstalled.pc: surand.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|^prefix=.*|prefix=$(CURDIR)|' -e 's|^libdir=.*|libdir=$(abspath $(BUILD))|' \
+	    -e 's|^includedir=.*|includedir=$${prefix}/include|' \
+	    -e 's|^Libs: .*|Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lsurand|' \
+	    -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 # ---- the surand command ----------------------------------------------------
 $(BUILD)/surand: $(TOOL_OBJ) $(STATIC)
@@ -177,6 +222,9 @@ freestanding:
 		echo "freestanding: $$f"; \
 	done
 
+# The recipe lines are echoed as run, DESTDIR included.  On a real install
+# (no DESTDIR) ldconfig refreshes the loader's cache when run as root;
+# otherwise the last line says to run it.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -188,6 +236,27 @@ install: all
 	install -m 0755 $(BUILD)/surand $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 $(BUILD)/surand.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	$(INSTALL_EXTRA)
+	@if [ -n "$(DESTDIR)" ]; then \
+		echo "install: staged under $(DESTDIR) (run ldconfig after copying it into place)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
+		echo "ldconfig"; ldconfig; \
+		ldconfig -p | grep -q "$(PREFIX)/lib/$(SONAME)" || \
+			echo "install: $(PREFIX)/lib is not in the loader's path: add it to /etc/ld.so.conf.d/ and run ldconfig"; \
+	else \
+		echo "install: run ldconfig as root so that programs find $(SONAME)"; \
+	fi
+
+# Every file install may have written (whichever optional parts were built).
+UNINSTALL_FILES := lib/$(notdir $(SO)) lib/$(SONAME) lib/libsurand.so lib/libsurand.a \
+	lib/libsurand-preload.so include/surand.h bin/surand sbin/surandfs lib/pkgconfig/surand.pc \
+	$(foreach m,$(wildcard man/*.[0-9]),share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+uninstall:
+	@for f in $(UNINSTALL_FILES); do \
+		p="$(DESTDIR)$(PREFIX)/$$f"; \
+		if [ -e "$$p" ] || [ -L "$$p" ]; then echo "rm -f $$p"; rm -f "$$p"; fi; \
+	done
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
+		echo "ldconfig"; ldconfig; fi
 
 clean:
 	rm -rf build

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/cli.sh - the surand command's performance bars (issue 7), as ratios
+# bench/cli.sh - the surand command's performance targets, as ratios
 # measured in one run:
 #
 #   j1/body       `surand -n SIZE -o /dev/null -j 1` MB/s over the bare

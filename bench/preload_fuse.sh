@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/preload_fuse.sh - the performance bars of the preload and of surandfs
-# (issue 7), as ratios measured in one run:
+# bench/preload_fuse.sh - the performance targets of the preload and of surandfs
+# as ratios measured in one run:
 #
 #   preload_dd/body     dd if=/dev/urandom bs=1M of=/dev/null under
 #                       libsurand-preload.so, over the bare ChaCha20 body

@@ -1,6 +1,6 @@
-# mk/bench.mk - the benchmark (issue 6).
+# mk/bench.mk - the benchmark.
 #
-#   make bench    the full `surand bench` (table, bars, CSV, JSON, PNG charts)
+#   make bench    the full `surand bench` (table, design targets, CSV, JSON, PNG charts)
 #                 and bench/shared_writes, results under $(BUILD)/bench-results/
 #   make run      `surand bench --quick` (in the Makefile)
 #   make bench BENCH_ARGS="--threads 1,2 --seconds 1"   extra options for surand bench
@@ -34,3 +34,6 @@ bench: all $(BENCH_PROGS)
 	bash -o pipefail -c '$(BUILD)/surand bench $(BENCH_ARGS) --csv $(BENCH_OUT)/bench.csv \
 		--json $(BENCH_OUT)/bench.json --plot $(BENCH_OUT)/bench.png | tee $(BENCH_OUT)/bench.txt'
 	bash -o pipefail -c '$(BUILD)/bench/shared_writes | tee $(BENCH_OUT)/shared_writes.txt'
+
+# tests/test_bench.c includes tools/bench_*.c: rebuilt when they change.
+$(BUILD)/test/test_bench: $(wildcard tools/bench_*.c) tools/bench.h

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# mk/ci-extra.sh - the CI-only stages of the reliability area (issue 8), run
+# mk/ci-extra.sh - the CI-only stages of the reliability area, run
 # by .ci/run after make check, make sanitize and make tsan.  Each stage prints
 # its wall time; the first failing stage fails CI.
 #
-#   stress      make stress: storms and faults at the issue's full loads
+#   stress      make stress: storms and faults at the full design loads
 #   valgrind    make valgrind: memcheck over the API tests, ChaCha20 forced to
 #               avx2 and to portable
 #   lint        make lint: cppcheck and clang-tidy, zero findings

@@ -21,7 +21,7 @@ define CLI_INSTALL_MAN
 		sec=$${f##*.}; \
 		install -d $(DESTDIR)$(PREFIX)/share/man/man$$sec; \
 		install -m 0644 $$f $(DESTDIR)$(PREFIX)/share/man/man$$sec/; \
-		echo "install: $$f -> $(PREFIX)/share/man/man$$sec"; \
+		echo "install -m 0644 $$f $(DESTDIR)$(PREFIX)/share/man/man$$sec/"; \
 	done
 
 endef

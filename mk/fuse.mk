@@ -54,4 +54,8 @@ define FUSE_INSTALL_MAN
 endef
 INSTALL_EXTRA += $(FUSE_INSTALL_MAN)
 endif
+else
+# `make` ends with this line (Makefile, left-out); a later make after
+# installing the packages builds surandfs (HAVE_FUSE3 is checked every time).
+LEFT_OUT += surandfs:fuse3+libfuse3-dev
 endif

@@ -1,7 +1,7 @@
-# mk/reliability.mk - the reliability area (issue 8): storms, fuzzing,
+# mk/reliability.mk - the reliability area: storms, fuzzing,
 # valgrind and static analysis.  RELIABILITY.md is the table of results.
 #
-#   make stress     the storms and faults at the issue's full loads
+#   make stress     the storms and faults at the full design loads
 #                   (SURAND_STRESS=1: 2,000 forks, 20,000 threads, 2 s signal
 #                   storm, 4,000 cancellations, ...), log in $(REL_DIR)/stress.log
 #   make fuzz       every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS each

@@ -10,7 +10,7 @@
 # the table: nothing in it is typed by hand.  With LOGs, only those are read
 # (CI: mk/ci-extra.sh).  Without, it runs what produces them first:
 #   make check's reliability tests (short loads)      -> build/reliability/check.log
-#   make stress (the issue's full loads)              -> build/reliability/stress.log
+#   make stress (the full design loads)               -> build/reliability/stress.log
 # and adds whatever earlier `make fuzz`, `make valgrind`, `make lint` and CI
 # battery logs are in build/reliability/ (ci-*.log).
 # --out FILE: where to write (default RELIABILITY.md).
@@ -80,7 +80,7 @@ generated** by `scripts/reliability-table.sh` from the `RELIABILITY ...` lines
 the tests print (regenerate: `make reliability-table`); the prose is fixed, the
 tables and counts are test output.  Target: zero duplicates, crashes and leaks
 in every row.  Loads: `make check` runs short versions (column *run* =
-check), `make stress` the full loads of the issue (stress), and CI's extra
+check), `make stress` the full design loads (stress), and CI's extra
 stages (`mk/ci-extra.sh`: valgrind, fuzzing, rngtest and dieharder) add
 their rows (CI).  Every backend in `surand_backend_names()` is run; rows carry
 the backend in brackets.

@@ -99,6 +99,7 @@ static int setup_locked(void)
 	SURAND_TEST_POINT(SURAND_TP_SETUP);
 	names_build();
 	(void)surand_config();             /* the environment, once */
+	surand_entropy_config();           /* the entropy sources' switch, once */
 	(void)surand_chacha20_impl_name(); /* CPU features and the ChaCha20 body */
 	surand_entropy_atfork_register();  /* the entropy pool's fork handler */
 	(void)surand_vdso_available();     /* the vDSO lookup (dlopen) */
@@ -692,7 +693,8 @@ void surand_test_config_reload(void)
 	const struct surand_backend *be;
 	int st;
 
-	surand_test_config_reread();
+	surand_config_reread();
+	surand_entropy_config_reread();
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
 	surand_mutex_lock(&init_lock);
 	if (setup_locked() == 0 && !__atomic_load_n(&served, __ATOMIC_SEQ_CST)) {

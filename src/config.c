@@ -5,10 +5,13 @@
  *
  * An invalid value prints one line on stderr and the default is kept: never a
  * crash, never a weaker setting by accident.
+ *
+ * This is the bottom layer: it knows nothing of the layers that read it.
+ * SURAND_ENTROPY_OFF is kept as the raw string; entropy/reseed.c, which owns
+ * the source names, parses it.
  * SPDX-License-Identifier: MIT
  */
 #include "internal.h"
-#include "entropy/entropy.h"
 #include "gen/designs.h"
 
 #include <errno.h>
@@ -34,7 +37,6 @@
 #define ONEKEY_SECS_MAX 300u
 
 static struct surand_config config;
-unsigned surand_config_entropy_off_v; /* SURAND_ENTROPY_OFF, bit 1 << source */
 static struct surand_design_config design_config;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
@@ -93,38 +95,6 @@ static int parse_bool(const char *name, const char *s)
 	return 0;
 }
 
-/*
- * SURAND_ENTROPY_OFF=name[,name...]: entropy sources to leave out (names:
- * kernel, cpu, jitter, app, events; see docs/entropy.md).  An unknown name
- * gets one line on stderr and is ignored.  "kernel" only keeps its bytes out
- * of the entropy pool: the base key is always seeded from the kernel.
- */
-static void entropy_off_read(void)
-{
-	const char *v = secure_getenv("SURAND_ENTROPY_OFF"), *p, *e;
-	unsigned off = 0, i;
-	size_t n;
-
-	for (p = v; p && *p; p = *e ? e + 1 : e) {
-		e = strchr(p, ',');
-		if (!e)
-			e = p + strlen(p);
-		n = (size_t)(e - p);
-		if (n == 0)
-			continue;
-		for (i = 0; i < SURAND_ES_COUNT; i++)
-			if (strlen(surand_entropy_source_name(i)) == n &&
-			    memcmp(surand_entropy_source_name(i), p, n) == 0)
-				break;
-		if (i < SURAND_ES_COUNT)
-			off |= 1u << i;
-		else
-			surand_warn("SURAND_ENTROPY_OFF: unknown source \"%.*s\" (valid: kernel, cpu, "
-				    "jitter, app, events); ignored", (int)(n > 32 ? 32 : n), p);
-	}
-	__atomic_store_n(&surand_config_entropy_off_v, off, __ATOMIC_RELAXED);
-}
-
 /* Reads NAME as an unsigned in [lo, hi]; an invalid value warns and keeps def. */
 static unsigned env_uint(const char *name, unsigned lo, unsigned hi, unsigned def)
 {
@@ -170,7 +140,8 @@ static void config_read(void)
 	config.chacha_impl = secure_getenv("SURAND_CHACHA_IMPL");
 	config.trust_cpu = parse_bool("SURAND_TRUST_CPU", secure_getenv("SURAND_TRUST_CPU"));
 	config.debug = parse_bool("SURAND_DEBUG", secure_getenv("SURAND_DEBUG"));
-	entropy_off_read();
+	/* SURAND_ENTROPY_OFF=name[,name...]: parsed (and checked) by entropy/reseed.c */
+	config.entropy_off = secure_getenv("SURAND_ENTROPY_OFF");
 	design_config_read();
 }
 
@@ -180,12 +151,6 @@ const struct surand_config *surand_config(void)
 	return &config;
 }
 
-unsigned surand_config_entropy_off(void)
-{
-	(void)surand_config();
-	return __atomic_load_n(&surand_config_entropy_off_v, __ATOMIC_RELAXED);
-}
-
 const struct surand_design_config *surand_design_config(void)
 {
 	pthread_once(&config_once, config_read);
@@ -193,9 +158,9 @@ const struct surand_design_config *surand_design_config(void)
 }
 
 #ifdef SURAND_TEST_BUILD
-/* Test builds: re-read the environment (tests change it between cases). */
-/* api.c's surand_test_config_reload() calls this, then chooses the backend again. */
-void surand_test_config_reread(void)
+/* Test builds: re-read the environment (tests change it between cases); the
+ * test hook surand_test_config_reload (api.c) calls this. */
+void surand_config_reread(void)
 {
 	memset(&config, 0, sizeof(config));
 	memset(&design_config, 0, sizeof(design_config));

@@ -92,8 +92,13 @@ struct surand_config {
 	int trust_cpu;              /* SURAND_TRUST_CPU=1 */
 	int debug;                  /* SURAND_DEBUG=1 */
 	const char *chacha_impl;    /* SURAND_CHACHA_IMPL */
+	const char *entropy_off;    /* SURAND_ENTROPY_OFF, raw (entropy/reseed.c parses it) */
 };
 const struct surand_config *surand_config(void) SURAND_HIDDEN;
+#ifdef SURAND_TEST_BUILD
+/* Test builds: read the environment again (config.c). */
+void surand_config_reread(void) SURAND_HIDDEN;
+#endif
 /* One clear line on stderr, "surand: ...". Async-signal-safe (write(2)). */
 void surand_warn(const char *fmt, ...) SURAND_HIDDEN __attribute__((format(printf, 1, 2)));
 /* Prints "surand: FATAL: <msg>" and abort()s: the fail-closed exit. */
@@ -201,7 +206,6 @@ static inline void surand_mutex_unlock(pthread_mutex_t *m)
 #ifdef SURAND_TEST_BUILD
 #include "test_hooks.h"
 void surand_test_point(int point) SURAND_HIDDEN;
-void surand_test_config_reread(void) SURAND_HIDDEN;
 #define SURAND_TEST_POINT(p) surand_test_point(p)
 #else
 #define SURAND_TEST_POINT(p) ((void)0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tests/bench.sh - `surand bench` at the tool level (issue 6): every bad input
+# tests/bench.sh - `surand bench` at the tool level: every bad input
 # exits 64 with one line and does no work; a tiny run prints the table, the
-# bars and the scales; output files; the --quick plan; the default thread list;
+# design targets and the scales, in words; output files; the --quick plan; the default thread list;
 # optional sources as rows or absent with why; the "few calls" flag; the
 # progress line on a terminal; the bench build's counters and marker.
 # Prints PASS/FAIL/SKIP lines for scripts/run-tests.sh.  Under ~10 s.
@@ -78,7 +78,23 @@ out=$("$S" bench --sources bare --sizes 16 --threads 1 --seconds 0.01 --csv /non
 rc=$?
 if [ "$rc" -eq 74 ] && [ -z "$out" ]; then pass unwritable_output; else fail unwritable_output "exit $rc, stdout '${out:0:60}'"; fi
 
-# ---- a tiny run: the table, the bars, the scales ----
+# table rows (source size unit threads calls/s MB/s ns p50 p99 p99.9 ...), "< N ns" joined
+table_cells_full() {
+	awk '/^source .*calls\/s/ { t = 1; next } t && (/^$/ || /^note: /) { exit } t' | sed 's/< \([0-9]*\) ns/<\1ns/g'
+}
+
+# ---- sizes: the same parser and suffixes as surand -n (1kB = 1000 B, 1K = 1024 B) ----
+out=$("$S" bench --sources bare --sizes 1kB,1K --threads 1 --seconds 0.01 2>"$tmp/err")
+rc=$?
+if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -Eq '^bare +1000 B +1 ' && printf '%s\n' "$out" | grep -Eq '^bare +1 KiB +1 '; then
+	pass sizes_same_parser_as_n
+else
+	fail sizes_same_parser_as_n "exit $rc: $(printf '%s\n' "$out" | grep '^bare' | head -3) $(head -c 200 "$tmp/err")"
+fi
+msg=$("$S" bench --sizes 3x 2>&1)
+case $msg in *KiB*kB*inf*) pass size_message_lists_suffixes ;; *) fail size_message_lists_suffixes "$msg" ;; esac
+
+# ---- a tiny run: the table, the design targets, the scales ----
 out=$("$S" bench --seconds 0.05 --threads 1 --sizes 16 --sources bare,getrandom \
 	--csv "$tmp/b.csv" --json "$tmp/b.json" 2>"$tmp/err")
 rc=$?
@@ -99,18 +115,40 @@ else
 	else
 		fail tiny_run_header "no table header"
 	fi
-	# all six bars are printed (n/a where this run lacks the sources)
-	nb=$(printf '%s\n' "$out" | sed -n '/^bars/,/^$/p' | grep -c '>= ')
-	if printf '%s\n' "$out" | grep -q '^bars (issue 3)' && [ "$nb" -eq 6 ]; then
-		pass tiny_run_bars
+	# all six design targets are printed, each naming the default backend as
+	# "surand (NAME)" ("not measured" where this run lacks the sources)
+	def0=$("$S" bench --list | sed -n 's/^backends (default first): \([^,]*\).*/\1/p')
+	nb=$(printf '%s\n' "$out" | sed -n '/^design targets/,/^$/p' | grep -c "^  surand ($def0) .*target >= ")
+	if printf '%s\n' "$out" | grep -q "^design targets, surand ($def0) against peers" && [ "$nb" -eq 6 ]; then
+		pass tiny_run_targets
 	else
-		fail tiny_run_bars "want the bars heading and 6 bars, got $nb"
+		fail tiny_run_targets "want the targets heading and 6 target lines, got $nb"
 	fi
 	if printf '%s\n' "$out" | grep -Eq '^  bare +scales: ' && printf '%s\n' "$out" | grep -Eq '^  getrandom +scales: '; then
 		pass tiny_run_scales
 	else
 		fail tiny_run_scales "no scales line per source"
 	fi
+	# on 2 CPUs or fewer no source gets a yes/no scaling verdict
+	if [ "$(nproc)" -le 2 ]; then
+		if printf '%s\n' "$out" | grep -E '^  [a-z0-9-]+ +scales: ' | grep -qv 'cannot be judged on'; then
+			fail scales_not_judged_on_few_cpus "a verdict on $(nproc) CPUs: $(printf '%s\n' "$out" | grep 'scales: ' | head -2)"
+		else
+			pass scales_not_judged_on_few_cpus
+		fi
+	else
+		if printf '%s\n' "$out" | grep -q 'cannot be judged'; then
+			fail scales_judged_on_many_cpus "'cannot be judged' on $(nproc) CPUs"
+		else
+			pass scales_judged_on_many_cpus
+		fi
+	fi
+	# a busy-machine warning, when there is one, comes before everything else
+	wl=$(printf '%s\n' "$out" | grep -n 'warning: this machine was busy' | cut -d: -f1 | head -1)
+	if [ -z "$wl" ] || [ "$wl" = 1 ]; then pass busy_warning_first; else fail busy_warning_first "the warning is on line $wl"; fi
+	# no latency prints as a bare 0 (below the clock's resolution it is "< N ns")
+	zeros=$(printf '%s\n' "$out" | table_cells_full | awk '$8 == "0" || $9 == "0" || $10 == "0"' | wc -l)
+	if [ "$zeros" -eq 0 ]; then pass no_zero_latency; else fail no_zero_latency "$zeros rows with a 0 ns percentile"; fi
 	# CSV: header + 2 rows whose calls/s are positive; JSON parses
 	rows=$(awk -F, 'NR > 1 && $8 > 0 && $16 == "ok"' "$tmp/b.csv" | wc -l)
 	if head -n 1 "$tmp/b.csv" | grep -q '^source,kind,size,threads,' && [ "$rows" -eq 2 ]; then
@@ -119,7 +157,7 @@ else
 		fail tiny_run_csv "want a header and 2 good rows, got $rows"
 	fi
 	if command -v python3 >/dev/null; then
-		if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2 and len(d["bars"])==6 and all(r["calls_per_s"]>0 for r in d["results"])' "$tmp/b.json" 2>"$tmp/perr"; then
+		if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2 and len(d["targets"])==6 and all(r["calls_per_s"]>0 for r in d["results"])' "$tmp/b.json" 2>"$tmp/perr"; then
 			pass tiny_run_json
 		else
 			fail tiny_run_json "$(tail -n 1 "$tmp/perr")"
@@ -180,6 +218,44 @@ else
 	fail plot_hint_without_gnuplot "exit status $?"
 fi
 
+# the chart script (a stand-in gnuplot on PATH keeps it): a panel per size
+# measured, the x axis at the thread counts measured, a style of its own
+# (colour and point type) for every source
+mkdir -p "$tmp/fakegp"
+printf '#!/bin/sh\ncp "$1" "%s/plot.gp"\n' "$tmp" > "$tmp/fakegp/gnuplot"
+chmod +x "$tmp/fakegp/gnuplot"
+if PATH="$tmp/fakegp:$PATH" "$S" bench --seconds 0.02 --threads 1,2 --sizes 16,4096,64K \
+	--sources bare,getrandom,urandom,vdso --plot "$tmp/g.png" --csv "$tmp/g.csv" >/dev/null 2>"$tmp/err" && [ -s "$tmp/plot.gp" ]; then
+	gp=$tmp/plot.gp
+	want_sizes=$(awk -F, 'NR > 1 && $8 > 0 { print $3 }' "$tmp/g.csv" | sort -nu | wc -l)
+	want_thr=$(awk -F, 'NR > 1 && $8 > 0 { print $4 }' "$tmp/g.csv" | sort -nu | paste -sd, | sed 's/,/, /g')
+	panels=$(grep -c "^set title '.* calls'" "$gp")
+	if [ "$panels" -eq "$want_sizes" ] && ! grep -q 'NaN notitle' "$gp"; then
+		pass plot_panels_measured_sizes
+	else
+		fail plot_panels_measured_sizes "$panels panels, $want_sizes sizes measured"
+	fi
+	if grep -qx "set xtics ($want_thr)" "$gp"; then
+		pass plot_xtics_measured_threads
+	else
+		fail plot_xtics_measured_threads "want 'set xtics ($want_thr)': $(grep xtics "$gp" | head -2)"
+	fi
+	styles=$(grep -c '^set style line ' "$gp")
+	distinct=$(sed -n "s/^set style line [0-9]* lc rgb '\(#[0-9a-f]*\)' pt \([0-9]*\).*/\1 \2/p" "$gp" | sort -u | wc -l)
+	colours=$(sed -n "s/^set style line [0-9]* lc rgb '\(#[0-9a-f]*\)'.*/\1/p" "$gp" | sort -u | wc -l)
+	# every plotted source names its own style, the same in both charts
+	per_src=$(grep -o "ls [0-9]* title '[^']*'" "$gp" | sort -u | awk '{ print $4 }' | uniq -d | wc -l)
+	per_ls=$(grep -o "ls [0-9]* title '[^']*'" "$gp" | sort -u | awk '{ print $2 }' | uniq -d | wc -l)
+	if [ "$styles" -ge 4 ] && [ "$distinct" -eq "$styles" ] && [ "$colours" -eq "$styles" ] &&
+		[ "$per_src" -eq 0 ] && [ "$per_ls" -eq 0 ]; then
+		pass plot_distinct_styles
+	else
+		fail plot_distinct_styles "$styles styles, $distinct distinct, $colours colours, $per_src sources with 2 styles, $per_ls styles shared"
+	fi
+else
+	fail plot_script "exit $?, no script: $(head -c 200 "$tmp/err")"
+fi
+
 # the table's rows as "source size threads" (size as printed, e.g. "16 B"),
 # measured and unmeasured cells alike; reads the run's stdout on stdin
 table_cells() {
@@ -187,7 +263,7 @@ table_cells() {
 		t && NF >= 4 && $4 ~ /^[0-9]+$/ { print $1, $2, $3, $4 }'
 }
 
-# ---- --quick: the fixed plan of the issue ----
+# ---- --quick: its fixed plan ----
 backends=$("$S" bench --list | sed -n 's/^backends (default first): //p')
 def=${backends%%,*}
 out=$("$S" bench --quick --seconds 0.01 2>"$tmp/err")
@@ -217,7 +293,7 @@ else
 	else
 		fail quick_plan_sizes_threads "sizes '$got_sz' (want 4 B, 16 B, 4 KiB, 64 KiB), threads '$got_thr' (want 1 2 64), $ncells cells (want $((nsrc * 12)))"
 	fi
-	if printf '%s\n' "$out" | grep -q '^bars (issue 3)'; then pass quick_plan_bars; else fail quick_plan_bars "no bars after --quick"; fi
+	if printf '%s\n' "$out" | grep -q '^design targets, surand '; then pass quick_plan_targets; else fail quick_plan_targets "no design targets after --quick"; fi
 fi
 
 # ---- the default thread list: 1, 2, 4, nproc, 4*nproc, 64, duplicates removed ----

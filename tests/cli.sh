@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# cli.sh - the surand command end to end: sizes and suffixes, formats, threads,
+# cli.sh - the surand command end to end: sizes and suffixes (also as the one
+# operand), formats, threads (-j 0: one per CPU), surand run (the preload),
 # closed pipes, progress, every error path (exit status + one-line message),
 # wipe of a regular file (and of a loop device where losetup works), stats,
 # selftest, --help/--version, and the man pages (render cleanly, document
@@ -163,7 +164,11 @@ errcase size_missing 64 "$S" -n
 errcase format_unknown 64 "$S" -f binary
 errcase option_unknown_long 64 "$S" --bogus
 errcase option_unknown_short 64 "$S" -x
-errcase threads_zero 64 "$S" -j 0
+errcase threads_negative 64 "$S" -j -1
+errcase size_operand_junk 64 "$S" five
+errcase size_operand_twice 64 "$S" -n 5 6
+errcase size_operand_two 64 "$S" 5 6
+errcase option_bundle_unknown 64 "$S" -hex 16
 errcase threads_too_many 64 "$S" -j 100000
 errcase threads_junk 64 "$S" -j two
 errcase extra_argument 64 "$S" -n 5 five
@@ -175,7 +180,16 @@ errcase stdout_closed 74 sh -c "exec '$S' -n 100 >&-"
 errcase version_stdout_full 74 sh -c "exec '$S' --version >/dev/full"
 errcase stats_stdout_full 74 sh -c "exec '$S' stats >/dev/full"
 errcase wipe_no_path 64 "$S" wipe
-errcase wipe_two_paths 64 "$S" wipe "$tmp/a" "$tmp/b"
+errcase run_no_command 64 "$S" run
+errcase run_option_unknown 64 "$S" run --bogus true
+errcase stats_pid_refused 64 "$S" stats --pid 1
+errcase selftest_stdout_full 74 sh -c "exec '$S' selftest >/dev/full"
+errcase bench_help_stdout_full 74 sh -c "exec '$S' bench --help >/dev/full"
+errcase wipe_help_stdout_full 74 sh -c "exec '$S' wipe --help >/dev/full"
+errcase stats_help_stdout_full 74 sh -c "exec '$S' stats --help >/dev/full"
+errcase selftest_help_stdout_full 74 sh -c "exec '$S' selftest --help >/dev/full"
+errcase run_help_stdout_full 74 sh -c "exec '$S' run --help >/dev/full"
+errcase help_stdout_full 74 sh -c "exec '$S' --help >/dev/full"
 errcase wipe_missing 74 "$S" wipe "$tmp/no-such-file"
 errcase wipe_directory 64 "$S" wipe "$tmp/dir"
 errcase wipe_char_device 64 "$S" wipe /dev/null
@@ -185,13 +199,79 @@ errcase wipe_option_unknown 64 "$S" wipe --bogus "$tmp/o"
 errcase stats_argument 64 "$S" stats now
 errcase selftest_argument 64 "$S" selftest now
 
+# the message names what was wrong
+"$S" -hex 16 2>"$tmp/err" >/dev/null
+check option_bundle_names_itself "$(grep -q "option '-h' is unknown" "$tmp/err" && ! grep -q "'$S'" "$tmp/err"; echo $?)" \
+	"stderr: $(head -c 200 "$tmp/err")"
+"$S" -n 1x 2>"$tmp/err" >/dev/null
+missing=
+for suf in K k KiB kB KB M MiB MB G GiB GB T TiB TB inf; do
+	grep -qE "(^|[ (:,])$suf([ ,)]|$)" "$tmp/err" || missing="$missing $suf"
+done
+check size_message_lists_every_suffix "$([ -z "$missing" ]; echo $?)" "missing:$missing in: $(head -c 300 "$tmp/err")"
+
+# ---- the SIZE operand, -j 0 ------------------------------------------------------
+ok=0 why=
+for spec in 32:32 1K:1024 0:0 3M:3145728; do
+	arg=${spec%%:*} want=${spec##*:}
+	got=$("$S" "$arg" | wc -c); rc=${PIPESTATUS[0]}
+	[ "$rc" = 0 ] && [ "$got" = "$want" ] || { ok=1; why="$why surand $arg: rc $rc, $got bytes;"; }
+done
+out=$("$S" 16 -f hex)
+[[ "$out" =~ ^[0-9a-f]{32}$ ]] || { ok=1; why="$why surand 16 -f hex gave '$out';"; }
+check size_operand "$ok" "$why"
+got=$("$S" -n 5M -j 0 | wc -c); rc=${PIPESTATUS[0]}
+check threads_zero_one_per_cpu "$([ "$rc" = 0 ] && [ "$got" = 5242880 ]; echo $?)" "rc $rc, $got bytes"
+
+# ---- --help on every subcommand: status 0, its own usage on stdout -------------------
+ok=0 why=
+for sub in "" run wipe stats selftest bench; do
+	"$S" $sub --help >"$tmp/h" 2>"$tmp/herr"
+	rc=$?
+	grep -q "^usage: surand${sub:+ $sub}" "$tmp/h" && [ "$rc" = 0 ] && [ ! -s "$tmp/herr" ] || \
+		{ ok=1; why="$why '$sub --help': rc $rc, $(head -c 100 "$tmp/h" "$tmp/herr");"; }
+done
+check help_every_subcommand $ok "$why"
+
+# ---- surand run: the preload by absolute path, SURAND_* through, CMD's status --------
+lp=$("$S" run sh -c 'printf %s "$LD_PRELOAD"')
+rc=$?
+check run_preload_absolute "$([ $rc = 0 ] && [ "$lp" = "$(readlink -f "$top/$BUILD/libsurand-preload.so")" ]; echo $?)" \
+	"rc $rc, LD_PRELOAD '$lp'"
+lp=$(LD_PRELOAD=/nonexistent/other.so "$S" run sh -c 'printf %s "$LD_PRELOAD"' 2>/dev/null)
+check run_keeps_other_preloads "$([[ "$lp" == /*libsurand-preload.so:/nonexistent/other.so ]]; echo $?)" "LD_PRELOAD '$lp'"
+# from another directory, in a child that changes directory, the preload is still loaded
+n=$(cd "$tmp" && "$S" run sh -c 'cd / && grep -c libsurand-preload /proc/self/maps')
+check run_child_changes_directory "$([ "${n:-0}" -ge 1 ]; echo $?)" "preload mappings in the child: '$n'"
+got=$(SURAND_RESEED_SECS=77 "$S" run sh -c 'printf %s "$SURAND_RESEED_SECS"')
+check run_passes_surand_env "$([ "$got" = 77 ]; echo $?)" "got '$got'"
+"$S" run sh -c 'exit 3'; rc=$?
+check run_exit_status "$([ $rc = 3 ]; echo $?)" "rc $rc, want 3"
+"$S" run sh -c 'kill -TERM $$'; rc=$?
+check run_signal_status "$([ $rc = 143 ]; echo $?)" "rc $rc, want 143 (128 + SIGTERM)"
+"$S" run "$tmp/no-such-program" 2>"$tmp/err"; rc=$?
+check run_not_found_127 "$([ $rc = 127 ] && grep -q "cannot run" "$tmp/err"; echo $?)" "rc $rc, $(head -c 200 "$tmp/err")"
+# served through the preload: a read of /dev/urandom, counted in the --stats line
+"$S" run --stats sh -c 'head -c 4096 /dev/urandom | wc -c' >"$tmp/out" 2>"$tmp/err"; rc=$?
+check run_stats_line "$([ $rc = 0 ] && [ "$(cat "$tmp/out")" = 4096 ] && grep '^surand-preload' "$tmp/err" | grep -q 'served'; echo $?)" \
+	"rc $rc, out '$(cat "$tmp/out")', stderr: $(head -c 300 "$tmp/err")"
+"$S" run sh -c 'head -c 16 /dev/urandom >/dev/null' 2>"$tmp/err"; rc=$?
+check run_no_stats_without_flag "$([ $rc = 0 ] && [ ! -s "$tmp/err" ]; echo $?)" "rc $rc, stderr: $(head -c 200 "$tmp/err")"
+# a surand binary with no preload next to it (nor in ../lib) says so: 74
+mkdir -p "$tmp/alone/bin" && cp "$S" "$tmp/alone/bin/surand"
+errcase run_preload_missing 74 "$tmp/alone/bin/surand" run true
+
+# ---- stats says whose counters it prints ---------------------------------------------
+"$S" stats 2>/dev/null | head -n 1 > "$tmp/h"
+check stats_says_this_process "$(grep -q 'this surand process' "$tmp/h"; echo $?)" "first line: $(cat "$tmp/h")"
+
 # ---- wipe a regular file -------------------------------------------------------
 pat=SURAND-ORIGINAL-PATTERN-
 f=$tmp/victim
 yes "$pat" | head -c $((3 * 1048576 + 123)) > "$f"
 ino0=$(stat -c %i "$f") sz0=$(stat -c %s "$f")
 cp "$f" "$tmp/orig"
-"$S" wipe "$f" --passes 3 --verify 2>"$tmp/err"
+"$S" wipe "$f" --passes 3 --verify >"$tmp/wout" 2>"$tmp/err"
 rc=$?
 ino1=$(stat -c %i "$f") sz1=$(stat -c %s "$f")
 left=$(grep -a -c -F "$pat" "$f")
@@ -206,30 +286,71 @@ check wipe_file_all_bytes_rewritten "$([ "$diff" -gt $((total - total / 128)) ];
 csz=$(gzip -1 -c "$f" | wc -c)
 check wipe_file_random "$([ "$csz" -gt "$sz0" ]; echo $?)" "$sz0 wiped bytes gzip to $csz"
 cp "$f" "$tmp/after1"
-"$S" wipe "$f" --verify --progress 2>"$tmp/err"
+"$S" wipe "$f" --verify --progress >"$tmp/wout" 2>"$tmp/err"
 rc=$?
 check wipe_default_one_pass_progress "$([ $rc = 0 ] && ! cmp -s "$f" "$tmp/after1" && grep -q 'wipe pass 1/1 .*100%' "$tmp/err" && grep -q 'wipe verify .*100%' "$tmp/err"; echo $?)" \
 	"rc $rc, stderr: $(head -c 300 "$tmp/err")"
 : > "$tmp/empty"
-"$S" wipe "$tmp/empty" --verify
+"$S" wipe "$tmp/empty" --verify >"$tmp/wout"
 rc=$? sz=$(stat -c %s "$tmp/empty")
 check wipe_empty_file "$([ $rc = 0 ] && [ "$sz" = 0 ]; echo $?)" "rc $rc size $sz"
 ln -s "$f" "$tmp/link"
-"$S" wipe "$tmp/link" --verify
+"$S" wipe "$tmp/link" --verify >"$tmp/wout"
 rc=$?
 check wipe_follows_symlink "$([ $rc = 0 ] && [ -L "$tmp/link" ] && [ "$(stat -c %s "$f")" = "$sz0" ]; echo $?)" "rc $rc"
+
+# several paths, one closing line each; a missing one fails but the others are wiped
+for i in 1 2; do yes "$pat" | head -c $((1048576 + i)) > "$tmp/multi$i"; done
+"$S" wipe --passes 2 --verify "$tmp/multi1" "$tmp/missing" "$tmp/multi2" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+l1=$(grep -a -c -F "$pat" "$tmp/multi1") l2=$(grep -a -c -F "$pat" "$tmp/multi2")
+check wipe_several_paths "$([ $rc = 74 ] && [ "$l1" = 0 ] && [ "$l2" = 0 ] && [ "$(wc -l < "$tmp/out")" = 2 ] && \
+	grep -qF "'$tmp/multi2': wiped 1.00 MiB, 2 passes, verified" "$tmp/out" && grep -q missing "$tmp/err"; echo $?)" \
+	"rc $rc (want 74), pattern left $l1/$l2, stdout: $(head -c 300 "$tmp/out"), stderr: $(head -c 200 "$tmp/err")"
+yes "$pat" | head -c 3000000 > "$tmp/z"
+"$S" wipe --zero --verify "$tmp/z" >"$tmp/out" 2>"$tmp/err"
+rc=$? nz=$(tr -d '\0' < "$tmp/z" | wc -c) sz=$(stat -c %s "$tmp/z")
+check wipe_zero "$([ $rc = 0 ] && [ "$nz" = 0 ] && [ "$sz" = 3000000 ] && grep -q 'wiped 2.86 MiB, 1 pass, verified, zeroed$' "$tmp/out"; echo $?)" \
+	"rc $rc, $nz non-zero bytes, size $sz, stdout: $(cat "$tmp/out")"
+yes "$pat" | head -c 5000 > "$tmp/r"
+ln "$tmp/r" "$tmp/r-link"
+"$S" wipe --remove "$tmp/r" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+# the other name of the same inode shows the data was overwritten before the unlink
+check wipe_remove "$([ $rc = 0 ] && [ ! -e "$tmp/r" ] && [ "$(grep -a -c -F "$pat" "$tmp/r-link")" = 0 ] && grep -q ', removed$' "$tmp/out"; echo $?)" \
+	"rc $rc, exists: $([ -e "$tmp/r" ] && echo yes || echo no), stdout: $(cat "$tmp/out")"
+yes "$pat" | head -c 5000 > "$tmp/w"
+errcase wipe_stdout_full 74 sh -c "exec '$S' wipe '$tmp/w' >/dev/full"
 
 # ---- wipe a block device (a loop device over a file) ---------------------------
 img=$tmp/disk.img
 yes "$pat" | head -c $((4 * 1048576)) > "$img"
 if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && loopdev=$(losetup -f --show "$img" 2>/dev/null) && [ -b "$loopdev" ]; then
-	"$S" wipe "$loopdev" --passes 2 --verify 2>"$tmp/err"
+	"$S" wipe "$loopdev" --passes 2 --verify >"$tmp/wout" 2>"$tmp/err"
 	rc=$?
 	sync
 	losetup -d "$loopdev"; dev_was=$loopdev; loopdev=
 	left=$(grep -a -c -F "$pat" "$img") sz=$(stat -c %s "$img")
 	check wipe_block_device "$([ $rc = 0 ] && [ "$left" = 0 ] && [ "$sz" = 4194304 ]; echo $?)" \
 		"rc $rc on $dev_was, pattern left $left, size $sz, stderr: $(head -c 200 "$tmp/err")"
+	# on a terminal it asks first: "n" leaves the device as it was (exit 1), "y" wipes;
+	# --yes asks nothing; --remove is refused on a device
+	if loopdev=$(losetup -f --show "$img" 2>/dev/null) && command -v script >/dev/null; then
+		yes "$pat" | head -c $((4 * 1048576)) > "$img"; cp "$img" "$tmp/img-before"
+		echo n | script -qec "'$S' wipe '$loopdev'" /dev/null >"$tmp/out" 2>&1; rc=$?
+		check wipe_block_device_asks_no "$([ $rc = 1 ] && grep -q 'y/N' "$tmp/out" && cmp -s "$img" "$tmp/img-before"; echo $?)" \
+			"rc $rc, out: $(tr -d '\r' < "$tmp/out" | head -c 300)"
+		echo y | script -qec "'$S' wipe '$loopdev'" /dev/null >"$tmp/out" 2>&1; rc=$?; sync
+		check wipe_block_device_asks_yes "$([ $rc = 0 ] && grep -q 'y/N' "$tmp/out" && grep -q 'wiped 4.00 MiB' "$tmp/out"; echo $?)" \
+			"rc $rc, out: $(tr -d '\r' < "$tmp/out" | head -c 300)"
+		script -qec "'$S' wipe --yes '$loopdev'" /dev/null </dev/null >"$tmp/out" 2>&1; rc=$?
+		check wipe_block_device_yes_no_question "$([ $rc = 0 ] && ! grep -q 'y/N' "$tmp/out"; echo $?)" \
+			"rc $rc, out: $(tr -d '\r' < "$tmp/out" | head -c 300)"
+		errcase wipe_remove_block_device 64 "$S" wipe --remove --yes "$loopdev"
+		losetup -d "$loopdev"; loopdev=
+	else
+		fail wipe_block_device_asks_no "a second loop device (or script(1)) is not available"
+	fi
 	# a device another process holds open with O_EXCL (as a mount does) is refused
 	if loopdev=$(losetup -f --show "$img" 2>/dev/null) && command -v python3 >/dev/null; then
 		python3 -c 'import os,sys,time; fd=os.open(sys.argv[1], os.O_RDONLY|os.O_EXCL); print("held", flush=True); time.sleep(60)' "$loopdev" > "$tmp/held" &
@@ -274,7 +395,7 @@ check selftest "$([ $rc = 0 ] && [ "$np" -ge 3 ] && [ "$nf" = 0 ] && grep -q '^P
 "$S" --help > "$tmp/help" 2>&1
 rc=$?
 missing=
-for o in -n -o -f -j --progress wipe --passes --verify stats selftest bench raw hex base64 uuid inf; do
+for o in -n -o -f -j --progress run --stats wipe stats selftest bench raw hex base64 uuid inf; do
 	grep -q -- "$o" "$tmp/help" || missing="$missing $o"
 done
 check help "$([ $rc = 0 ] && [ -z "$missing" ]; echo $?)" "rc $rc, missing:$missing"
@@ -285,7 +406,7 @@ check version "$([ "$got" = "surand $ver" ]; echo $?)" "got '$got', want 'surand
 # ---- man pages -----------------------------------------------------------------
 if command -v groff >/dev/null; then
 	ok=0 why=
-	for page in man/surand.1 man/surand.3; do
+	for page in man/surand.1 man/surand.3 man/surand-preload.7; do
 		[ -f "$page" ] || { ok=1; why="$why $page missing;"; continue; }
 		w=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" 2>&1)
 		[ -z "$w" ] || { ok=1; why="$why $page: $w;"; }
@@ -293,7 +414,8 @@ if command -v groff >/dev/null; then
 	check man_render_clean $ok "$why"
 	txt1=$(LC_ALL=C.UTF-8 MANWIDTH=200 groff -man -Tutf8 -rLL=200n man/surand.1 2>/dev/null | sed 's/.\x08//g')
 	missing=
-	for o in -n -o -f -j --progress wipe --passes --verify stats selftest bench --help --version \
+	for o in -n -o -f -j --progress wipe --passes --verify --zero --remove --yes stats selftest bench \
+		 run --stats LD_PRELOAD SURAND_PRELOAD_STATS --pid surandfs surand-preload --help --version \
 		 KiB MiB GiB kB MB GB inf raw hex base64 uuid "RFC 9562" O_EXCL BLKGETSIZE64 64 74; do
 		grep -q -- "$o" <<<"$txt1" || missing="$missing $o"
 	done
@@ -308,6 +430,19 @@ if command -v groff >/dev/null; then
 		grep -q "$e" <<<"$txt3" || missing="$missing $e"
 	done
 	check man3_documents_api "$([ -z "$missing" ]; echo $?)" "missing:$missing"
+	# every page: the same date, and the version of include/surand.h
+	ver=$(sed -n 's/^#define SURAND_VERSION_STRING "\(.*\)"/\1/p' include/surand.h)
+	dates=$(sed -n 's/^\.TH [^ ]* [0-9] \([0-9-]*\) .*/\1/p' man/*.[0-9] | sort -u | wc -l)
+	badver=$(grep -L "^\.TH .* \"surand $ver\"" man/*.[0-9] | tr '\n' ' ')
+	check man_pages_agree "$([ "$dates" = 1 ] && [ -z "$badver" ]; echo $?)" \
+		"$dates different dates; pages not at version $ver: $badver"
+	txt7=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -rLL=200n man/surand-preload.7 2>/dev/null | sed 's/.\x08//g')
+	missing=
+	for w in "surand run" LD_PRELOAD SURAND_PRELOAD_STATS SURAND_PRELOAD_FOPEN getrandom getentropy \
+		 arc4random /dev/urandom OpenSSL; do
+		grep -q -- "$w" <<<"$txt7" || missing="$missing $w"
+	done
+	check man7_preload_page "$([ -z "$missing" ]; echo $?)" "missing:$missing"
 else
 	skip man_render_clean "groff not installed (apt-get install groff-base)"
 fi

@@ -62,7 +62,7 @@
 #define REL_MAX_BACKENDS 16
 #define REL_ENV_BACKEND "SURAND_TEST_BACKEND"
 
-/* SURAND_STRESS=1 (make stress): the full loads of the issue; else short ones. */
+/* SURAND_STRESS=1 (make stress): the full design loads; else short ones. */
 static inline int rel_stress(void)
 {
 	const char *e = getenv("SURAND_STRESS");

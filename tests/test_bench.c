@@ -5,7 +5,8 @@
  * The loop must count every thread's measured calls exactly, catch a source
  * that does not write its buffer, count failing calls, refuse a cell whose
  * threads cannot set up, and give sane percentiles; the two ways of finding
- * the vDSO getrandom must agree.
+ * the vDSO getrandom must agree; the report's words (tools/bench_verdict.c)
+ * say what they should.
  * SPDX-License-Identifier: MIT
  */
 #include "harness.h"
@@ -19,6 +20,8 @@
 
 #include "../tools/bench_engine.c"
 #include "../tools/bench_vdso.c"
+#include "../tools/bench_verdict.c"
+#include "../tools/bench_sources.c"
 
 /* ---- fake sources ----------------------------------------------------------- */
 static __thread uint64_t fills_this_thread;
@@ -74,13 +77,25 @@ static void *failing_init(size_t max_len)
 }
 
 static const struct bench_source fake = {"fake", BENCH_KIND_SYSTEM, NULL, fake_init, fake_fill,
-					  fake_fini};
+					  fake_fini, NULL};
 static const struct bench_source lazy = {"lazy", BENCH_KIND_SYSTEM, NULL, fake_init, lazy_fill,
-					  fake_fini};
+					  fake_fini, NULL};
 static const struct bench_source flaky = {"flaky", BENCH_KIND_SYSTEM, NULL, fake_init,
-					   flaky_fill, fake_fini};
+					   flaky_fill, fake_fini, NULL};
 static const struct bench_source broken = {"broken", BENCH_KIND_SYSTEM, NULL, failing_init,
-					    fake_fill, fake_fini};
+					    fake_fill, fake_fini, NULL};
+
+/* No per-thread state: thread_init and thread_fini NULL (as bench_sources.c's getrandom). */
+static int stateless_fill(void *ctx, void *buf, size_t len)
+{
+	if (!ctx)
+		return -1; /* the engine must hand a context that is not NULL all the same */
+	memset(buf, 0x5c, len);
+	fills_this_thread++;
+	return 0;
+}
+static const struct bench_source stateless = {"stateless", BENCH_KIND_SYSTEM, NULL, NULL,
+					       stateless_fill, NULL, NULL};
 
 /* hooks: each worker's own fill count as it enters and leaves the window */
 #define NT 6
@@ -221,6 +236,87 @@ static void vdso_lookups_agree(void)
 	T_ASSERT(memcmp(out1, out2, sizeof(out1)) != 0);
 }
 
+static void stateless_source_runs(void)
+{
+	struct bench_result r;
+
+	T_ASSERT(bench_run_cell(&stateless, 32, 2, 0.05, 0.01, NULL, &r) == 0);
+	T_ASSERT(r.calls > 0 && r.errors == 0 && r.check_ok && r.threads_started == 2);
+	T_ASSERT_EQ_U64(r.bytes, r.calls * 32);
+}
+
+/* The table of bench_sources.c: every entry named, with its functions or why it is absent. */
+static void source_table_complete(void)
+{
+	unsigned n = 0;
+
+	for (const struct bench_source *s = bench_system_sources; s->name; s++, n++) {
+		T_ASSERT_MSG(s->absent ? !s->setup && !s->fill && strstr(s->absent, "apt-get install")
+				       : s->setup && s->fill,
+			     "source %s", s->name);
+		/* per-thread state comes in pairs: both functions or neither */
+		T_ASSERT_MSG(!s->thread_init == !s->thread_fini, "source %s", s->name);
+		T_ASSERT(bench_find_system_source(s->name) == s);
+	}
+	T_ASSERT(n == 8);
+	T_ASSERT(bench_find_system_source("nosuch") == NULL);
+}
+
+/* ---- the report's words (tools/bench_verdict.c) -------------------------------- */
+static void latency_below_resolution(void)
+{
+	char b[32];
+
+	bench_fmt_latency(b, sizeof(b), 0, 1);
+	T_ASSERT_MSG(strcmp(b, "< 1 ns") == 0, "'%s'", b);
+	bench_fmt_latency(b, sizeof(b), 0.4, 0); /* a resolution under 1 ns counts as 1 */
+	T_ASSERT_MSG(strcmp(b, "< 1 ns") == 0, "'%s'", b);
+	bench_fmt_latency(b, sizeof(b), 30, 40); /* a coarse clock */
+	T_ASSERT_MSG(strcmp(b, "< 40 ns") == 0, "'%s'", b);
+	bench_fmt_latency(b, sizeof(b), 1056, 1);
+	T_ASSERT_MSG(strcmp(b, "1056") == 0, "'%s'", b);
+}
+
+static void ratio_in_words(void)
+{
+	char b[48];
+
+	bench_ratio_words(b, sizeof(b), 36.2);
+	T_ASSERT_MSG(strcmp(b, "36x faster") == 0, "'%s'", b);
+	bench_ratio_words(b, sizeof(b), 3.92);
+	T_ASSERT_MSG(strcmp(b, "3.92x faster") == 0, "'%s'", b);
+	bench_ratio_words(b, sizeof(b), 0.8);
+	T_ASSERT_MSG(strcmp(b, "0.80x (1.25x slower)") == 0, "'%s'", b);
+	bench_ratio_words(b, sizeof(b), NAN);
+	T_ASSERT_MSG(strcmp(b, "no ratio") == 0, "'%s'", b);
+}
+
+static void scaling_needs_three_cpus(void)
+{
+	T_ASSERT(!bench_scaling_judgeable(1));
+	T_ASSERT(!bench_scaling_judgeable(2));
+	T_ASSERT(bench_scaling_judgeable(3));
+	T_ASSERT(bench_scaling_judgeable(64));
+}
+
+static void busy_machine_warning(void)
+{
+	char b[400];
+
+	/* idle: no warning, empty line */
+	T_ASSERT(bench_busy_warning(b, sizeof(b), 0.5, 2, 0, 24, 0.8) == 0 && b[0] == '\0');
+	/* load average at the CPU count is not above it; unknown load (< 0) is no warning */
+	T_ASSERT(bench_busy_warning(b, sizeof(b), 2.0, 2, 0, 24, 0.8) == 0);
+	T_ASSERT(bench_busy_warning(b, sizeof(b), -1, 2, 0, 24, 0.8) == 0);
+	/* a tenth of the cells starved is not yet a warning, more is */
+	T_ASSERT(bench_busy_warning(b, sizeof(b), 0.5, 2, 2, 20, 0.8) == 0);
+	T_ASSERT(bench_busy_warning(b, sizeof(b), 0.5, 2, 3, 20, 0.8) == 1);
+	T_ASSERT_MSG(strstr(b, "3 of 20 cells got under 80%") != NULL, "'%s'", b);
+	T_ASSERT(bench_busy_warning(b, sizeof(b), 3.25, 2, 0, 24, 0.8) == 1);
+	T_ASSERT_MSG(strncmp(b, "warning: this machine was busy", 30) == 0 &&
+			     strstr(b, "load average 3.25 on 2 CPUs") != NULL, "'%s'", b);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv);
@@ -231,5 +327,11 @@ int main(int argc, char **argv)
 	T_RUN(histogram_percentiles);
 	T_RUN(sampling_period_budget);
 	T_RUN(vdso_lookups_agree);
+	T_RUN(stateless_source_runs);
+	T_RUN(source_table_complete);
+	T_RUN(latency_below_resolution);
+	T_RUN(ratio_in_words);
+	T_RUN(scaling_needs_three_cpus);
+	T_RUN(busy_machine_warning);
 	return t_done();
 }

@@ -1773,7 +1773,7 @@ static void environment_switches(void)
 	quiet_sources();
 	T_ASSERT(capture_stderr(entropy_off_unknown, err, sizeof(err)) > 0);
 	T_ASSERT_MSG(strstr(err, "SURAND_ENTROPY_OFF: unknown source \"bogus\"") != NULL, "%s", err);
-	T_ASSERT_EQ_U64(surand_config_entropy_off(), (1u << SURAND_ES_APP) | (1u << SURAND_ES_EVENTS));
+	T_ASSERT_EQ_U64(surand_entropy_off(), (1u << SURAND_ES_APP) | (1u << SURAND_ES_EVENTS));
 	T_ASSERT(drain_credit() == 0);
 	T_ASSERT(surand_test_entropy_pool_digest(d0) == 0);
 	s0 = stats();
@@ -1789,7 +1789,7 @@ static void environment_switches(void)
 	/* back on */
 	unsetenv("SURAND_ENTROPY_OFF");
 	surand_test_config_reload();
-	T_ASSERT_EQ_U64(surand_config_entropy_off(), 0);
+	T_ASSERT_EQ_U64(surand_entropy_off(), 0);
 	T_ASSERT(surand_add_entropy(buf, sizeof(buf), 64) == 0);
 	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 64);
 	surand_add_event(1);

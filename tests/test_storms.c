@@ -1,6 +1,6 @@
 /*
  * test_storms.c - every backend under storms of forks, threads, signals and
- * cancellations.  Short loads in make check; the issue's full loads with
+ * cancellations.  Short loads in make check; the full design loads with
  * SURAND_STRESS=1 (make stress, which CI runs); smaller ones again under a
  * sanitizer or valgrind, where the checker is the point.
  *

@@ -33,15 +33,19 @@ struct bench_source {
 	 * receives what the source is (one line).
 	 */
 	int (*setup)(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len);
-	/* Per worker thread, in that thread: a context (NULL is an error). */
+	/* Per worker thread, in that thread: a context (NULL is an error).
+	 * NULL (with thread_fini NULL): the source keeps no per-thread state. */
 	void *(*thread_init)(size_t max_len);
 	/* One call: fills buf[0..len) entirely, 0 or -1. */
 	int (*fill)(void *ctx, void *buf, size_t len);
 	void (*thread_fini)(void *ctx);
+	/* Non-NULL: this build cannot measure the source (the functions are
+	 * NULL), and why (with the apt-get line). */
+	const char *absent;
 };
 
-/* The non-backend sources, in display order; NULL-terminated. */
-extern const struct bench_source *const bench_system_sources[];
+/* The non-backend sources, in display order; ended by an entry with name NULL. */
+extern const struct bench_source bench_system_sources[];
 /* The source that measures surand backend arg (set with surand_set_backend). */
 extern const struct bench_source bench_backend_source;
 const struct bench_source *bench_find_system_source(const char *name);
@@ -111,5 +115,23 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 
 /* Percentile p (0..1) of a histogram, in ns. */
 double bench_hist_percentile(const uint64_t *hist, uint64_t total, double p);
+
+/*
+ * tools/bench_verdict.c: the words of the report, pure functions (no I/O)
+ * so that tests/test_bench.c checks them.
+ */
+/* A latency in ns for the table: "< R ns" below the clock's resolution R
+ * (res_ns, at least 1), else the whole number of ns. */
+void bench_fmt_latency(char *buf, size_t n, double ns, double res_ns);
+/* A ratio a/b in words: "36x faster", "1.25x faster", "0.80x (1.25x slower)". */
+void bench_ratio_words(char *buf, size_t n, double ratio);
+/* 1 when scaling over threads can be judged on ncpu CPUs (more than 2). */
+int bench_scaling_judgeable(unsigned ncpu);
+/* A warning for the top of the report when the machine was busy: the load
+ * average before the run (load1, < 0: unknown) above the CPU count, or more
+ * than a tenth of the measured cells under the CPU share they asked for.
+ * Returns 1 with the line in buf, else 0 (buf empty). */
+int bench_busy_warning(char *buf, size_t n, double load1, unsigned ncpu, unsigned starved,
+		       unsigned measured, double share);
 
 #endif

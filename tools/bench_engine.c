@@ -237,7 +237,8 @@ static void *worker_main(void *arg)
 	struct cell *c = w->cell;
 	int go;
 
-	w->ctx = c->src->thread_init(c->len);
+	/* a source without per-thread state gets a context that is not NULL */
+	w->ctx = c->src->thread_init ? c->src->thread_init(c->len) : (void *)w;
 	w->init_failed = w->ctx == NULL;
 	if (!w->init_failed) {
 		w->buf = aligned_alloc(64, (c->len + 63) & ~(size_t)63);
@@ -274,7 +275,7 @@ static void *worker_main(void *arg)
 		w->errors = errors + we; /* a failure in the warm-up counts too */
 		w->samples = samples;
 	}
-	if (w->ctx)
+	if (w->ctx && c->src->thread_fini)
 		c->src->thread_fini(w->ctx);
 	free(w->buf);
 	return NULL;

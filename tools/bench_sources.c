@@ -6,6 +6,11 @@
  * table): several "peers" are the getrandom(2) syscall underneath, and
  * OpenSSL's RAND_bytes is an AES CTR-DRBG that can win at large sizes on
  * AES-NI machines; the table shows whether it does, it is not hidden.
+ *
+ * One table (bench_system_sources) lists every non-backend source with its
+ * functions; a source without per-thread state has no thread_init/fini, and
+ * one this build cannot measure (no OpenSSL, no libsodium) is an entry with
+ * only its name, kind and the reason it is absent.
  * SPDX-License-Identifier: MIT
  */
 #include <dlfcn.h>
@@ -31,20 +36,6 @@
 #include "bench.h"
 #include "internal.h"
 #include "surand.h"
-
-/* A context for sources that keep no per-thread state. */
-static char no_state;
-
-static void *no_state_init(size_t max_len)
-{
-	(void)max_len;
-	return &no_state;
-}
-
-static void no_state_fini(void *ctx)
-{
-	(void)ctx;
-}
 
 /* Key material for the cipher sources: straight from the kernel. */
 static int kernel_bytes(void *buf, size_t len)
@@ -119,7 +110,7 @@ static int backend_setup(const char *arg, char *desc, size_t desc_len, char *why
 	return 0;
 }
 
-/* 4-byte calls are surand_u32() (the 4-byte bar); others surand_bytes(). */
+/* 4-byte calls are surand_u32() (the 4-byte design target); others surand_bytes(). */
 static int backend_fill(void *ctx, void *buf, size_t len)
 {
 	(void)ctx;
@@ -136,9 +127,7 @@ const struct bench_source bench_backend_source = {
 	.name = "(backend)",
 	.kind = BENCH_KIND_BACKEND,
 	.setup = backend_setup,
-	.thread_init = no_state_init,
 	.fill = backend_fill,
-	.thread_fini = no_state_fini,
 };
 
 /* ---- the bare ChaCha20 body ------------------------------------------------ */
@@ -193,14 +182,6 @@ static void bare_fini(void *ctx)
 	free(c);
 }
 
-static const struct bench_source src_bare = {
-	.name = "bare",
-	.kind = BENCH_KIND_BARE,
-	.setup = bare_setup,
-	.thread_init = bare_init,
-	.fill = bare_fill,
-	.thread_fini = bare_fini,
-};
 
 /* ---- getrandom(2) ------------------------------------------------------------ */
 static int getrandom_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
@@ -221,14 +202,6 @@ static int getrandom_fill(void *ctx, void *buf, size_t len)
 	return kernel_bytes(buf, len);
 }
 
-static const struct bench_source src_getrandom = {
-	.name = "getrandom",
-	.kind = BENCH_KIND_SYSTEM,
-	.setup = getrandom_setup,
-	.thread_init = no_state_init,
-	.fill = getrandom_fill,
-	.thread_fini = no_state_fini,
-};
 
 /* ---- read(2) of /dev/urandom, one descriptor per thread ---------------------- */
 static int urandom_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
@@ -281,14 +254,6 @@ static void urandom_fini(void *ctx)
 	free(ctx);
 }
 
-static const struct bench_source src_urandom = {
-	.name = "urandom",
-	.kind = BENCH_KIND_SYSTEM,
-	.setup = urandom_setup,
-	.thread_init = urandom_init,
-	.fill = urandom_fill,
-	.thread_fini = urandom_fini,
-};
 
 /* ---- the kernel's vDSO getrandom, each thread its own state ------------------ */
 static struct bench_vdso vdso;
@@ -351,14 +316,6 @@ static void vdso_fini(void *ctx)
 	free(c);
 }
 
-static const struct bench_source src_vdso = {
-	.name = "vdso",
-	.kind = BENCH_KIND_SYSTEM,
-	.setup = vdso_setup,
-	.thread_init = vdso_init,
-	.fill = vdso_fill,
-	.thread_fini = vdso_fini,
-};
 
 /* ---- glibc arc4random_buf (2.36+), found at run time ------------------------- */
 static void (*arc4random_buf_fn)(void *, size_t);
@@ -392,23 +349,14 @@ static int arc4_fill(void *ctx, void *buf, size_t len)
 	return 0;
 }
 
-static const struct bench_source src_arc4random = {
-	.name = "arc4random",
-	.kind = BENCH_KIND_SYSTEM,
-	.setup = arc4_setup,
-	.thread_init = no_state_init,
-	.fill = arc4_fill,
-	.thread_fini = no_state_fini,
-};
 
 /* ---- OpenSSL RAND_bytes and EVP ChaCha20 ------------------------------------- */
 #define NO_OPENSSL "built without OpenSSL (apt-get install libssl-dev, then rebuild)"
-
+#ifdef HAVE_OPENSSL
 static int ossl_rand_setup(const char *arg, char *desc, size_t desc_len, char *why,
 			   size_t why_len)
 {
 	(void)arg;
-#ifdef HAVE_OPENSSL
 	if (RAND_status() != 1) {
 		snprintf(why, why_len, "OpenSSL RAND_status() says the DRBG is not seeded");
 		return -1;
@@ -419,40 +367,18 @@ static int ossl_rand_setup(const char *arg, char *desc, size_t desc_len, char *w
 		 "whether it does here)",
 		 OpenSSL_version(OPENSSL_VERSION));
 	return 0;
-#else
-	(void)desc;
-	(void)desc_len;
-	snprintf(why, why_len, NO_OPENSSL);
-	return -1;
-#endif
 }
 
 static int ossl_rand_fill(void *ctx, void *buf, size_t len)
 {
 	(void)ctx;
-#ifdef HAVE_OPENSSL
 	return RAND_bytes(buf, (int)len) == 1 ? 0 : -1;
-#else
-	(void)buf;
-	(void)len;
-	return -1;
-#endif
 }
-
-static const struct bench_source src_ossl_rand = {
-	.name = "openssl-rand",
-	.kind = BENCH_KIND_LIBRARY,
-	.setup = ossl_rand_setup,
-	.thread_init = no_state_init,
-	.fill = ossl_rand_fill,
-	.thread_fini = no_state_fini,
-};
 
 static int ossl_chacha_setup(const char *arg, char *desc, size_t desc_len, char *why,
 			     size_t why_len)
 {
 	(void)arg;
-#ifdef HAVE_OPENSSL
 	(void)why;
 	(void)why_len;
 	snprintf(desc, desc_len,
@@ -460,24 +386,15 @@ static int ossl_chacha_setup(const char *arg, char *desc, size_t desc_len, char 
 		 "cipher like the bare body, not a generator",
 		 OpenSSL_version(OPENSSL_VERSION));
 	return 0;
-#else
-	(void)desc;
-	(void)desc_len;
-	snprintf(why, why_len, NO_OPENSSL);
-	return -1;
-#endif
 }
 
-#ifdef HAVE_OPENSSL
 struct ossl_chacha_ctx {
 	EVP_CIPHER_CTX *ctx;
 	uint8_t *zeros;
 };
-#endif
 
 static void *ossl_chacha_init(size_t max_len)
 {
-#ifdef HAVE_OPENSSL
 	struct ossl_chacha_ctx *c = calloc(1, sizeof(*c));
 	uint8_t key[32], iv[16];
 	if (!c)
@@ -494,53 +411,31 @@ static void *ossl_chacha_init(size_t max_len)
 	}
 	surand_wipe(key, sizeof(key));
 	return c;
-#else
-	(void)max_len;
-	return NULL;
-#endif
 }
 
 static int ossl_chacha_fill(void *ctx, void *buf, size_t len)
 {
-#ifdef HAVE_OPENSSL
 	struct ossl_chacha_ctx *c = ctx;
 	int out = 0;
 	return EVP_EncryptUpdate(c->ctx, buf, &out, c->zeros, (int)len) == 1 && out == (int)len ? 0
 												  : -1;
-#else
-	(void)ctx;
-	(void)buf;
-	(void)len;
-	return -1;
-#endif
 }
 
 static void ossl_chacha_fini(void *ctx)
 {
-#ifdef HAVE_OPENSSL
 	struct ossl_chacha_ctx *c = ctx;
 	EVP_CIPHER_CTX_free(c->ctx);
 	free(c->zeros);
 	free(c);
-#else
-	(void)ctx;
-#endif
 }
-
-static const struct bench_source src_ossl_chacha = {
-	.name = "openssl-chacha",
-	.kind = BENCH_KIND_LIBRARY,
-	.setup = ossl_chacha_setup,
-	.thread_init = ossl_chacha_init,
-	.fill = ossl_chacha_fill,
-	.thread_fini = ossl_chacha_fini,
-};
+#endif
 
 /* ---- libsodium randombytes_buf ------------------------------------------------ */
+#define NO_SODIUM "built without libsodium (apt-get install libsodium-dev, then rebuild)"
+#ifdef HAVE_SODIUM
 static int sodium_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
 {
 	(void)arg;
-#ifdef HAVE_SODIUM
 	if (sodium_init() < 0) {
 		snprintf(why, why_len, "sodium_init() failed");
 		return -1;
@@ -552,45 +447,44 @@ static int sodium_setup(const char *arg, char *desc, size_t desc_len, char *why,
 			 ? ": the getrandom(2) syscall, 256 bytes per syscall (libsodium's default)"
 			 : "");
 	return 0;
-#else
-	(void)desc;
-	(void)desc_len;
-	snprintf(why, why_len, "built without libsodium (apt-get install libsodium-dev, then rebuild)");
-	return -1;
-#endif
 }
 
 static int sodium_fill(void *ctx, void *buf, size_t len)
 {
 	(void)ctx;
-#ifdef HAVE_SODIUM
 	randombytes_buf(buf, len);
 	return 0;
-#else
-	(void)buf;
-	(void)len;
-	return -1;
-#endif
 }
+#endif
 
-static const struct bench_source src_sodium = {
-	.name = "sodium",
-	.kind = BENCH_KIND_LIBRARY,
-	.setup = sodium_setup,
-	.thread_init = no_state_init,
-	.fill = sodium_fill,
-	.thread_fini = no_state_fini,
-};
-
-const struct bench_source *const bench_system_sources[] = {
-	&src_bare,     &src_vdso,      &src_getrandom,   &src_urandom, &src_arc4random,
-	&src_ossl_rand, &src_ossl_chacha, &src_sodium,  NULL,
+/* ---- the table ------------------------------------------------------------------- */
+/* name, kind, setup, thread_init, fill, thread_fini (NULL init/fini: no per-thread state) */
+const struct bench_source bench_system_sources[] = {
+	{"bare", BENCH_KIND_BARE, bare_setup, bare_init, bare_fill, bare_fini, NULL},
+	{"vdso", BENCH_KIND_SYSTEM, vdso_setup, vdso_init, vdso_fill, vdso_fini, NULL},
+	{"getrandom", BENCH_KIND_SYSTEM, getrandom_setup, NULL, getrandom_fill, NULL, NULL},
+	{"urandom", BENCH_KIND_SYSTEM, urandom_setup, urandom_init, urandom_fill, urandom_fini, NULL},
+	{"arc4random", BENCH_KIND_SYSTEM, arc4_setup, NULL, arc4_fill, NULL, NULL},
+#ifdef HAVE_OPENSSL
+	{"openssl-rand", BENCH_KIND_LIBRARY, ossl_rand_setup, NULL, ossl_rand_fill, NULL, NULL},
+	{"openssl-chacha", BENCH_KIND_LIBRARY, ossl_chacha_setup, ossl_chacha_init, ossl_chacha_fill,
+	 ossl_chacha_fini, NULL},
+#else
+	{"openssl-rand", BENCH_KIND_LIBRARY, NULL, NULL, NULL, NULL, NO_OPENSSL},
+	{"openssl-chacha", BENCH_KIND_LIBRARY, NULL, NULL, NULL, NULL, NO_OPENSSL},
+#endif
+#ifdef HAVE_SODIUM
+	{"sodium", BENCH_KIND_LIBRARY, sodium_setup, NULL, sodium_fill, NULL, NULL},
+#else
+	{"sodium", BENCH_KIND_LIBRARY, NULL, NULL, NULL, NULL, NO_SODIUM},
+#endif
+	{NULL, BENCH_KIND_SYSTEM, NULL, NULL, NULL, NULL, NULL},
 };
 
 const struct bench_source *bench_find_system_source(const char *name)
 {
-	for (size_t i = 0; bench_system_sources[i]; i++)
-		if (strcmp(bench_system_sources[i]->name, name) == 0)
-			return bench_system_sources[i];
+	for (size_t i = 0; bench_system_sources[i].name; i++)
+		if (strcmp(bench_system_sources[i].name, name) == 0)
+			return &bench_system_sources[i];
 	return NULL;
 }

@@ -8,6 +8,16 @@
 #define SURAND_EX_USAGE 64
 #define SURAND_EX_IOERR 74
 
+/* tools/surand.c: the exit status after writing to stdout (0, or 74 with a
+ * message naming who when the write failed; a closed pipe counts as 0). */
+int surand_stdout_status(const char *who);
+/* tools/surand.c: the message for getopt's '?' (an unknown option, by name
+ * even inside a bundle such as -hex) and ':' (a missing value); sub is the
+ * subcommand ("wipe"), NULL for the generator. */
+void surand_opt_error(const char *sub, int c, char **argv);
+
+/* tools/cmd_run.c: `surand run [--stats] CMD [ARG...]`. */
+int surand_cmd_run(int argc, char **argv);
 /* tools/cmd_bench.c: `surand bench ...` (argv[0] is "bench"). */
 int surand_cmd_bench(int argc, char **argv);
 /* tools/bench_chacha.c: `surand bench chacha ...` (argv[0] is "chacha"). */
@@ -15,9 +25,9 @@ int surand_bench_chacha(int argc, char **argv);
 
 /* tools/cmd_gen.c: `surand [-n SIZE] [-o FILE] [-f FMT] [-j N] [--progress]` (argv[0] "surand"). */
 int surand_cmd_gen(int argc, char **argv);
-/* tools/cmd_wipe.c: `surand wipe PATH [--passes N] [--verify] [--progress]` (argv[0] "wipe"). */
+/* tools/cmd_wipe.c: `surand wipe PATH... [options]` (argv[0] "wipe"). */
 int surand_cmd_wipe(int argc, char **argv);
-/* tools/cmd_stats.c: `surand stats`. */
+/* tools/cmd_stats.c: `surand stats [--pid PID]`. */
 int surand_cmd_stats(int argc, char **argv);
 /* tools/cmd_selftest.c: `surand selftest`. */
 int surand_cmd_selftest(int argc, char **argv);

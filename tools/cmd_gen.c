@@ -1,6 +1,8 @@
 /*
- * cmd_gen.c - `surand [-n SIZE] [-o FILE] [-f FORMAT] [-j THREADS] [--progress]`:
- * random bytes from surand_bytes() to stdout or a file.
+ * cmd_gen.c - `surand [-n SIZE | SIZE] [-o FILE] [-f FORMAT] [-j THREADS] [--progress]`:
+ * random bytes from surand_bytes() to stdout or a file.  SIZE may be given as
+ * the one operand, as `openssl rand 32` takes it; -j 0 is one worker per
+ * online CPU.
  *
  * THREADS workers each own chunk buffers.  A worker takes the next chunk
  * number (each chunk a whole number of output units: bytes, base64 lines or
@@ -329,26 +331,45 @@ int surand_cmd_gen(int argc, char **argv)
 		case 'o': out_path = optarg; break;
 		case 'f': fmt_arg = optarg; break;
 		case 'j':
-			if (surand_parse_uint(optarg, 1, GEN_MAX_THREADS, &nthreads) < 0) {
-				fprintf(stderr, "surand: bad thread count '%s' (1 to %d)\n", optarg,
-					GEN_MAX_THREADS);
+			if (surand_parse_uint(optarg, 0, GEN_MAX_THREADS, &nthreads) < 0) {
+				fprintf(stderr, "surand: bad thread count '%s' (0 to %d; 0: one per "
+						"online CPU)\n", optarg, GEN_MAX_THREADS);
 				return SURAND_EX_USAGE;
+			}
+			if (nthreads == 0) {
+				long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+				nthreads = ncpu < 1 ? 1 : ncpu > GEN_MAX_THREADS ? GEN_MAX_THREADS
+										 : (uint64_t)ncpu;
 			}
 			break;
 		case 'P': pmode = SURAND_PROGRESS_FORCE; break;
-		case ':':
-			fprintf(stderr, "surand: option '%s' needs a value (see surand --help)\n",
-				argv[optind - 1]);
-			return SURAND_EX_USAGE;
 		default:
-			fprintf(stderr, "surand: unknown option '%s' (see surand --help)\n",
-				argv[optind - 1]);
+			surand_opt_error(NULL, c, argv);
 			return SURAND_EX_USAGE;
 		}
 	}
+	/* one operand: the SIZE (surand 32); anything else is not ours */
 	if (optind < argc) {
-		fprintf(stderr, "surand: unknown command '%s' (see surand --help)\n", argv[optind]);
-		return SURAND_EX_USAGE;
+		uint64_t v;
+		int is_size = surand_parse_size(argv[optind], &v) == 0;
+
+		if (!is_size) {
+			fprintf(stderr, "surand: '%s' is neither a subcommand nor a SIZE (see surand "
+					"--help)\n", argv[optind]);
+			return SURAND_EX_USAGE;
+		}
+		if (size_arg) {
+			fprintf(stderr, "surand: SIZE given twice ('-n %s' and '%s')\n", size_arg,
+				argv[optind]);
+			return SURAND_EX_USAGE;
+		}
+		if (optind + 1 < argc) {
+			fprintf(stderr, "surand: unexpected argument '%s' after the SIZE\n",
+				argv[optind + 1]);
+			return SURAND_EX_USAGE;
+		}
+		size_arg = argv[optind];
 	}
 	if (fmt_arg) {
 		fmt = surand_parse_format(fmt_arg);
@@ -365,8 +386,7 @@ int surand_cmd_gen(int argc, char **argv)
 	g.fmt = (enum surand_format)fmt;
 	if (size_arg) {
 		if (surand_parse_size(size_arg, &g.total_units) < 0) {
-			fprintf(stderr, "surand: bad size '%s' (a number with an optional K, M, G, KiB, "
-					"MiB, GiB, kB, MB or GB suffix, or inf)\n", size_arg);
+			fprintf(stderr, "surand: bad size '%s' (%s)\n", size_arg, SURAND_SIZE_HELP);
 			return SURAND_EX_USAGE;
 		}
 	} else {

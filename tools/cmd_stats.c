@@ -1,5 +1,6 @@
 /*
- * cmd_stats.c - `surand stats`: draws a little (small, integer and large
+ * cmd_stats.c - `surand stats`: the counters of this surand process itself
+ * (not of any other program), after it draws a little (small, integer and large
  * requests, from two threads) and prints every field of struct surand_stats,
  * one "name: value" line each, then the entropy pool's sources
  * (struct surand_source_stats): pool_extractions, one "source_NAME:" line
@@ -8,13 +9,26 @@
  * qualified, or disqualified with the reason, then the qualification's
  * figures and the credit accounting as "field value" pairs.  Neither struct
  * holds key, pool or sample material (surand.h), and nothing else is
- * printed.  SPDX-License-Identifier: MIT
+ * printed but a first "# ..." line saying whose counters these are.
+ *
+ * `surand stats --pid PID` is refused (exit 64), by design.  Another
+ * process's counters could reach this command only through memory both can
+ * see: a page or file the watched process writes and this one parses (so a
+ * compromised process would write into what another process trusts, and the
+ * preload would need a writable shared mapping in every program it is loaded
+ * into), or this command reading the watched process's memory
+ * (process_vm_readv, with ptrace rights), which puts that process's keys in
+ * reach of a tool that needs only counters.  Neither is worth a counter: a
+ * program run under the preload reports its own with SURAND_PRELOAD_STATS=1
+ * or `surand run --stats` (surand(1), surand-preload(7)).
+ * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "surand.h"
@@ -121,15 +135,34 @@ static int print_sources(void)
 	return 0;
 }
 
+static const char stats_usage[] =
+	"usage: surand stats\n"
+	"Prints the library's counters in this surand process itself, after it draws a\n"
+	"little from two threads: one \"name: value\" line per field of struct\n"
+	"surand_stats, then the entropy sources.  It cannot watch another program: run\n"
+	"that program with `surand run --stats CMD` (or SURAND_PRELOAD_STATS=1) and it\n"
+	"reports its own counters when it exits.  --pid is refused by design (surand(1)).\n"
+	"Exit status: 0 ok, 1 the library refused, 64 usage error, 74 standard output failed.\n";
+
 int surand_cmd_stats(int argc, char **argv)
 {
 	struct surand_stats st;
 	pthread_t t;
 	int have_thread;
 
-	(void)argv;
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		fputs(stats_usage, stdout);
+		return surand_stdout_status("stats");
+	}
+	if (argc > 1 && strncmp(argv[1], "--pid", 5) == 0) {
+		/* no shared page or foreign memory read for counters: see the top of the file */
+		fprintf(stderr, "surand: stats: --pid is not supported: another process's counters "
+				"would need memory shared with it (see surand(1)); run it with "
+				"`surand run --stats CMD`\n");
+		return SURAND_EX_USAGE;
+	}
 	if (argc > 1) {
-		fprintf(stderr, "surand: stats takes no arguments\n");
+		fprintf(stderr, "surand: stats takes no arguments (see surand stats --help)\n");
 		return SURAND_EX_USAGE;
 	}
 	have_thread = pthread_create(&t, NULL, draw_thread, NULL) == 0;
@@ -141,6 +174,8 @@ int surand_cmd_stats(int argc, char **argv)
 		fprintf(stderr, "surand: stats: %s\n", strerror(errno));
 		return SURAND_EX_FAIL;
 	}
+	printf("# counters of this surand process (pid %ld) after its own draws, not of other "
+	       "programs\n", (long)getpid());
 #define U(f) print_u64(#f ":", st.f)
 	U(size);
 	U(version);
@@ -180,11 +215,6 @@ int surand_cmd_stats(int argc, char **argv)
 #undef U
 	if (print_sources() != 0)
 		return SURAND_EX_FAIL;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (errno == EPIPE)
-			return SURAND_EX_OK; /* the reader went away: quietly, like the generator */
-		fprintf(stderr, "surand: stats: write to standard output: %s\n", strerror(errno));
-		return SURAND_EX_IOERR;
-	}
-	return SURAND_EX_OK;
+	/* a closed pipe: quietly 0, like the generator; another failure: 74 */
+	return surand_stdout_status("stats");
 }

@@ -1,6 +1,8 @@
 /*
- * cmd_wipe.c - `surand wipe PATH [--passes N] [--verify] [--progress]`:
- * overwrites a regular file or a block device in place with random bytes.
+ * cmd_wipe.c - `surand wipe PATH... [--passes N] [--verify] [--zero]
+ * [--remove] [--yes] [--progress]`: overwrites regular files or block devices
+ * in place with random bytes, one path after the other (a failed path does
+ * not stop the others; the exit status is the first failure's).
  *
  * Passes 1 .. N-1 write surand_bytes() output; the last pass writes a
  * reproducible stream (surand_stream_*) keyed by a fresh random seed, so that
@@ -8,7 +10,12 @@
  * without keeping a copy.  Every pass ends with fsync(), so each pass reaches
  * the device (without it the page cache would keep only the last).  Block
  * devices are opened with O_EXCL: the kernel refuses a mounted or otherwise
- * busy device (EBUSY).
+ * busy device (EBUSY).  --zero adds a last pass of zeros (as shred -z; with
+ * --verify the random pass is checked before it and the zeros after it);
+ * --remove unlinks a regular file once wiped.  A block device is wiped only
+ * after a "y" on standard input when that is a terminal, unless --yes.  Each
+ * wiped path gets one closing line on stdout:
+ *   'PATH': wiped 64.00 MiB, 3 passes, verified, zeroed, removed
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
@@ -40,6 +47,7 @@ struct wipe_job {
 	uint64_t size;
 	unsigned passes;
 	int verify;
+	int zero;
 	enum surand_progress_mode pmode;
 };
 
@@ -82,6 +90,49 @@ static ssize_t pread_all(int fd, uint8_t *p, size_t len, uint64_t off)
 		got += (size_t)r;
 	}
 	return (ssize_t)got;
+}
+
+/* The --zero pass: zeros over the whole target, fsync, and with --verify read back. */
+static int zero_pass(struct wipe_job *j, uint8_t *buf, uint8_t *scratch)
+{
+	struct surand_progress prog;
+	uint64_t off;
+
+	memset(&prog, 0, sizeof(prog));
+	memset(buf, 0, WIPE_CHUNK_BYTES);
+	surand_progress_start(&prog, j->pmode, "wipe zeros", j->size);
+	for (off = 0; off < j->size; off += WIPE_CHUNK_BYTES) {
+		size_t n = j->size - off < WIPE_CHUNK_BYTES ? (size_t)(j->size - off) : WIPE_CHUNK_BYTES;
+
+		if (pwrite_all(j->fd, buf, n, off) < 0) {
+			surand_progress_end(&prog, off);
+			fprintf(stderr, "surand: wipe: write zeros to '%s' at byte %llu: %s\n", j->path,
+				(unsigned long long)off, strerror(errno));
+			return SURAND_EX_IOERR;
+		}
+		surand_progress_update(&prog, off + n);
+	}
+	surand_progress_end(&prog, j->size);
+	if (fsync(j->fd) < 0) {
+		fprintf(stderr, "surand: wipe: fsync '%s': %s\n", j->path, strerror(errno));
+		return SURAND_EX_IOERR;
+	}
+	if (!j->verify || !scratch)
+		return SURAND_EX_OK;
+	(void)posix_fadvise(j->fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (j->is_blk)
+		(void)ioctl(j->fd, BLKFLSBUF, 0);
+	for (off = 0; off < j->size; off += WIPE_CHUNK_BYTES) {
+		size_t n = j->size - off < WIPE_CHUNK_BYTES ? (size_t)(j->size - off) : WIPE_CHUNK_BYTES;
+		ssize_t r = pread_all(j->fd, scratch, n, off);
+
+		if (r < 0 || (size_t)r < n || memcmp(scratch, buf, n) != 0) {
+			fprintf(stderr, "surand: wipe: verify failed: '%s' is not all zeros near byte "
+					"%llu\n", j->path, (unsigned long long)off);
+			return r < 0 ? SURAND_EX_IOERR : SURAND_EX_FAIL;
+		}
+	}
+	return SURAND_EX_OK;
 }
 
 static int wipe_run(struct wipe_job *j)
@@ -175,6 +226,8 @@ static int wipe_run(struct wipe_job *j)
 	}
 	if (rc == SURAND_EX_OK && j->verify)
 		surand_progress_end(&prog, j->size);
+	if (rc == SURAND_EX_OK && j->zero)
+		rc = zero_pass(j, buf, scratch);
 	surand_stream_wipe(&st);
 	explicit_bzero(buf, WIPE_CHUNK_BYTES);
 	free(buf);
@@ -185,51 +238,54 @@ static int wipe_run(struct wipe_job *j)
 	return rc;
 }
 
-int surand_cmd_wipe(int argc, char **argv)
+static const char wipe_usage[] =
+	"usage: surand wipe PATH... [--passes N] [--verify] [--zero] [--remove] [--yes] [--progress]\n"
+	"Overwrites each regular file or block device in place with random bytes, with\n"
+	"fsync after every pass, and prints one closing line per path on stdout.\n"
+	"  --passes N    random passes (1 to 100, default 1)\n"
+	"  --verify      read the target back and compare with the last random pass\n"
+	"                (and, with --zero, the zeros)\n"
+	"  --zero        end with a pass of zeros (as shred -z)\n"
+	"  --remove      unlink a regular file once wiped (not a block device)\n"
+	"  --yes         no question before a block device (asked only when standard\n"
+	"                input is a terminal)\n"
+	"  --progress    show progress on stderr (default: when it is a terminal)\n"
+	"Exit status: 0 ok, 1 verify failed or a device declined, 64 usage error, 74 I/O\n"
+	"error; with several paths, the first failure's.\n";
+
+struct wipe_opts {
+	unsigned passes;
+	int verify, zero, remove, yes;
+	enum surand_progress_mode pmode;
+};
+
+/* Asks on stderr, answers from stdin (a terminal): 1 for y or yes. */
+static int confirm_device(const char *path, uint64_t size)
 {
-	static const struct option opts[] = {
-		{"passes", required_argument, NULL, 'p'},
-		{"verify", no_argument, NULL, 'v'},
-		{"progress", no_argument, NULL, 'P'},
-		{NULL, 0, NULL, 0},
-	};
+	char line[16];
+
+	fprintf(stderr, "surand: wipe: overwrite every byte of block device '%s' (%llu bytes)? "
+			"[y/N] ", path, (unsigned long long)size);
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	return strcmp(line, "y\n") == 0 || strcmp(line, "yes\n") == 0 || strcmp(line, "Y\n") == 0;
+}
+
+/* One path: open, check, wipe, close, maybe unlink; the closing line.  An exit status. */
+static int wipe_path(const char *path, const struct wipe_opts *o)
+{
 	struct wipe_job j;
 	struct stat st, fst;
-	uint64_t passes = 1;
-	int c, flags, rc;
+	int flags, rc;
+	char size[32];
 
 	memset(&j, 0, sizeof(j));
-	j.pmode = SURAND_PROGRESS_AUTO;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":p:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (surand_parse_uint(optarg, 1, WIPE_MAX_PASSES, &passes) < 0) {
-				fprintf(stderr, "surand: wipe: bad pass count '%s' (1 to %d)\n", optarg,
-					WIPE_MAX_PASSES);
-				return SURAND_EX_USAGE;
-			}
-			break;
-		case 'v': j.verify = 1; break;
-		case 'P': j.pmode = SURAND_PROGRESS_FORCE; break;
-		case ':':
-			fprintf(stderr, "surand: wipe: option '%s' needs a value (see surand --help)\n",
-				argv[optind - 1]);
-			return SURAND_EX_USAGE;
-		default:
-			fprintf(stderr, "surand: wipe: unknown option '%s' (see surand --help)\n",
-				argv[optind - 1]);
-			return SURAND_EX_USAGE;
-		}
-	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "surand: wipe: %s (usage: surand wipe PATH [--passes N] [--verify] "
-				"[--progress])\n", argc - optind < 1 ? "no PATH given" : "one PATH only");
-		return SURAND_EX_USAGE;
-	}
-	j.path = argv[optind];
-	j.passes = (unsigned)passes;
+	j.path = path;
+	j.passes = o->passes;
+	j.verify = o->verify;
+	j.zero = o->zero;
+	j.pmode = o->pmode;
 	if (stat(j.path, &st) < 0) {
 		fprintf(stderr, "surand: wipe: cannot open '%s': %s\n", j.path, strerror(errno));
 		return SURAND_EX_IOERR;
@@ -239,6 +295,11 @@ int surand_cmd_wipe(int argc, char **argv)
 		return SURAND_EX_USAGE;
 	}
 	j.is_blk = S_ISBLK(st.st_mode);
+	if (j.is_blk && o->remove) {
+		fprintf(stderr, "surand: wipe: --remove: '%s' is a block device, not removed nor "
+				"wiped\n", j.path);
+		return SURAND_EX_USAGE;
+	}
 	flags = O_RDWR | O_CLOEXEC | O_NOCTTY;
 	if (j.is_blk)
 		flags |= O_EXCL; /* the kernel refuses a mounted or busy device (EBUSY) */
@@ -267,6 +328,12 @@ int surand_cmd_wipe(int argc, char **argv)
 			return SURAND_EX_IOERR;
 		}
 		j.size = bytes;
+		/* a whole device is one typo away from the wrong one: ask a person first */
+		if (!o->yes && isatty(STDIN_FILENO) && !confirm_device(j.path, j.size)) {
+			fprintf(stderr, "surand: wipe: '%s' left as it was (not confirmed)\n", j.path);
+			close(j.fd);
+			return SURAND_EX_FAIL;
+		}
 	} else {
 		j.size = (uint64_t)fst.st_size;
 	}
@@ -275,5 +342,75 @@ int surand_cmd_wipe(int argc, char **argv)
 		fprintf(stderr, "surand: wipe: close '%s': %s\n", j.path, strerror(errno));
 		rc = SURAND_EX_IOERR;
 	}
+	if (rc != SURAND_EX_OK)
+		return rc;
+	if (o->remove && unlink(j.path) < 0) {
+		fprintf(stderr, "surand: wipe: wiped '%s' but cannot remove it: %s\n", j.path,
+			strerror(errno));
+		return SURAND_EX_IOERR;
+	}
+	surand_human_bytes(size, sizeof(size), (double)j.size);
+	printf("'%s': wiped %s, %u pass%s%s%s%s\n", j.path, size, j.passes,
+	       j.passes == 1 ? "" : "es", j.verify ? ", verified" : "", j.zero ? ", zeroed" : "",
+	       o->remove ? ", removed" : "");
+	return SURAND_EX_OK;
+}
+
+int surand_cmd_wipe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"passes", required_argument, NULL, 'p'},
+		{"verify", no_argument, NULL, 'v'},
+		{"zero", no_argument, NULL, 'z'},
+		{"remove", no_argument, NULL, 'r'},
+		{"yes", no_argument, NULL, 'y'},
+		{"progress", no_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct wipe_opts o;
+	uint64_t passes = 1;
+	int c, rc = SURAND_EX_OK, i;
+
+	memset(&o, 0, sizeof(o));
+	o.pmode = SURAND_PROGRESS_AUTO;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (surand_parse_uint(optarg, 1, WIPE_MAX_PASSES, &passes) < 0) {
+				fprintf(stderr, "surand: wipe: bad pass count '%s' (1 to %d)\n", optarg,
+					WIPE_MAX_PASSES);
+				return SURAND_EX_USAGE;
+			}
+			break;
+		case 'v': o.verify = 1; break;
+		case 'z': o.zero = 1; break;
+		case 'r': o.remove = 1; break;
+		case 'y': o.yes = 1; break;
+		case 'P': o.pmode = SURAND_PROGRESS_FORCE; break;
+		case 'h':
+			fputs(wipe_usage, stdout);
+			return surand_stdout_status("wipe");
+		default:
+			surand_opt_error("wipe", c, argv);
+			return SURAND_EX_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "surand: wipe: no PATH given (see surand wipe --help)\n");
+		return SURAND_EX_USAGE;
+	}
+	o.passes = (unsigned)passes;
+	for (i = optind; i < argc; i++) {
+		int r = wipe_path(argv[i], &o);
+
+		if (r != SURAND_EX_OK && rc == SURAND_EX_OK)
+			rc = r;
+	}
+	/* the closing lines are the report: a failed stdout is an I/O error */
+	if (surand_stdout_status("wipe") != SURAND_EX_OK && rc == SURAND_EX_OK)
+		rc = SURAND_EX_IOERR;
 	return rc;
 }

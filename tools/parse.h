@@ -23,6 +23,11 @@
  */
 int surand_parse_size(const char *s, uint64_t *out);
 
+/* Every form surand_parse_size() accepts, in words, for error messages. */
+#define SURAND_SIZE_HELP                                                               \
+	"a whole number with an optional suffix: K, k or KiB, M or MiB, G or GiB, T or TiB " \
+	"(powers of 1024), kB or KB, MB, GB, TB (powers of 1000); or inf"
+
 /* A plain decimal integer in [min, max] (no suffix, no sign): 0 or -1. */
 int surand_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 

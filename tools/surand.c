@@ -1,10 +1,11 @@
 /*
  * surand.c - the surand command: random bytes (the default), and the
- * subcommands wipe, stats, selftest and bench.  Exit statuses (cli.h,
+ * subcommands run, wipe, stats, selftest and bench.  Exit statuses (cli.h,
  * man/surand.1): 0 success, 1 a failed check, 64 usage, 74 I/O error.
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,42 +14,74 @@
 #include "surand.h"
 
 /* Exit status after printing to stdout: a closed pipe is no error (see the generator). */
-static int flushed(void)
+int surand_stdout_status(const char *who)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return SURAND_EX_OK;
 	if (errno == EPIPE)
 		return SURAND_EX_OK;
-	fprintf(stderr, "surand: write to standard output: %s\n", strerror(errno));
+	fprintf(stderr, "surand: %s%swrite to standard output: %s\n", who ? who : "",
+		who ? ": " : "", errno ? strerror(errno) : "error");
 	return SURAND_EX_IOERR;
+}
+
+void surand_opt_error(const char *sub, int c, char **argv)
+{
+	char opt[3] = {'-', (char)optopt, '\0'};
+	/* a short option (alone or inside a bundle such as -hex) is named by optopt;
+	 * an unknown long option has optopt 0 and is the argument just passed */
+	const char *name = optopt > ' ' && optopt < 127 ? opt : argv[optind - 1];
+
+	if (c == ':')
+		name = argv[optind - 1]; /* as given: -n or --size */
+	fprintf(stderr, "surand: %s%soption '%s' %s (see surand%s%s --help)\n", sub ? sub : "",
+		sub ? ": " : "", name, c == ':' ? "needs a value" : "is unknown", sub ? " " : "",
+		sub ? sub : "");
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: surand [-n SIZE] [-o FILE] [-f raw|hex|base64|uuid] [-j THREADS] [--progress]\n"
-		"       surand wipe PATH [--passes N] [--verify] [--progress]\n"
+		"usage: surand [-n SIZE | SIZE] [-o FILE] [-f raw|hex|base64|uuid] [-j THREADS] [--progress]\n"
+		"       surand run [--stats] CMD [ARG...]\n"
+		"       surand wipe PATH... [--passes N] [--verify] [--zero] [--remove] [--yes] [--progress]\n"
 		"       surand stats | selftest | bench [...] | --help | --version\n"
 		"\n"
 		"Writes SIZE random bytes from the surand generator to standard output or FILE.\n"
-		"  -n, --size SIZE      bytes (uuid: UUIDs); suffixes K M G T (KiB MiB GiB TiB,\n"
-		"                       powers of 1024), kB MB GB TB (powers of 1000); 'inf' runs\n"
-		"                       until the reader goes away.  Default 32 (uuid: 1).\n"
+		"  -n, --size SIZE      bytes (uuid: UUIDs), also as the one operand (surand 32);\n"
+		"                       suffixes K k KiB M MiB G GiB T TiB (powers of 1024), kB KB\n"
+		"                       MB GB TB (powers of 1000); 'inf' runs until the reader\n"
+		"                       goes away.  Default 32 (uuid: 1).\n"
 		"  -o, --output FILE    write to FILE (created with mode 0600; '-' is stdout)\n"
 		"  -f, --format FMT     raw (default), hex (one line), base64 (76-column lines),\n"
 		"                       uuid (RFC 9562 version 4, one per line); on a terminal\n"
 		"                       without -o the default is hex\n"
-		"  -j, --threads N      generate with N threads (1 to 256, default 1)\n"
+		"  -j, --threads N      generate with N threads (1 to 256, default 1; 0: one per\n"
+		"                       online CPU)\n"
 		"      --progress       show progress on stderr (default: when it is a terminal)\n"
 		"\n"
-		"  wipe PATH            overwrite a regular file or block device in place with random\n"
-		"                       bytes, fsync each pass; --passes N (default 1); --verify reads\n"
-		"                       it back and compares with the last pass\n"
-		"  stats                draw a little, print the library's counters\n"
+		"  run CMD [ARG...]     run CMD with the surand preload (surand run --help)\n"
+		"  wipe PATH...         overwrite regular files or block devices in place with random\n"
+		"                       bytes (surand wipe --help)\n"
+		"  stats                the library's counters in this surand process (surand stats --help)\n"
 		"  selftest             known-answer tests of every ChaCha20 body; exit 1 on a failure\n"
 		"  bench                benchmark (surand bench --help)\n"
 		"\n"
-		"Exit status: 0 ok, 1 a failed check, 64 usage error, 74 I/O error.  See surand(1).\n");
+		"Exit status: 0 ok, 1 a failed check, 64 usage error, 74 I/O error (standard output\n"
+		"included); surand run: CMD's own.  See surand(1).\n");
+}
+
+/* Runs one subcommand; then, unless it already failed on I/O, checks what it
+ * printed reached standard output (exit 74 when not: `surand selftest
+ * >/dev/full` must not say 0). */
+static int sub(int (*fn)(int, char **), const char *name, int argc, char **argv)
+{
+	int rc = fn(argc, argv), out;
+
+	if (rc == SURAND_EX_IOERR)
+		return rc;
+	out = surand_stdout_status(name);
+	return out != SURAND_EX_OK ? out : rc;
 }
 
 int main(int argc, char **argv)
@@ -58,21 +91,23 @@ int main(int argc, char **argv)
 	/* a closed pipe is an EPIPE write error, handled as the normal end of output */
 	signal(SIGPIPE, SIG_IGN);
 	if (cmd && strcmp(cmd, "bench") == 0)
-		return surand_cmd_bench(argc - 1, argv + 1);
+		return sub(surand_cmd_bench, cmd, argc - 1, argv + 1);
+	if (cmd && strcmp(cmd, "run") == 0)
+		return surand_cmd_run(argc - 1, argv + 1); /* CMD's status, CMD's stdout */
 	if (cmd && strcmp(cmd, "wipe") == 0)
-		return surand_cmd_wipe(argc - 1, argv + 1);
+		return sub(surand_cmd_wipe, cmd, argc - 1, argv + 1);
 	if (cmd && strcmp(cmd, "stats") == 0)
-		return surand_cmd_stats(argc - 1, argv + 1);
+		return sub(surand_cmd_stats, cmd, argc - 1, argv + 1);
 	if (cmd && strcmp(cmd, "selftest") == 0)
-		return surand_cmd_selftest(argc - 1, argv + 1);
+		return sub(surand_cmd_selftest, cmd, argc - 1, argv + 1);
 	if (cmd && (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
 		    strcmp(cmd, "help") == 0)) {
 		usage(stdout);
-		return flushed();
+		return surand_stdout_status(NULL);
 	}
 	if (cmd && (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0)) {
 		printf("surand %s\n", SURAND_VERSION_STRING);
-		return flushed();
+		return surand_stdout_status(NULL);
 	}
-	return surand_cmd_gen(argc, argv);
+	return sub(surand_cmd_gen, NULL, argc, argv);
 }

@@ -35,27 +35,33 @@ enum surand_entropy_source {
 const char *surand_entropy_source_name(enum surand_entropy_source src) SURAND_HIDDEN;
 
 /*
- * config.c: SURAND_ENTROPY_OFF=name[,name...] turns sources off (bit 1 << src
- * set: off).  The variable is valid once surand_config() has run; the getter
- * runs it.  The kernel stays the base key's seed whatever the switch says:
- * "kernel" off only keeps its bytes out of the entropy pool.
+ * reseed.c: SURAND_ENTROPY_OFF=name[,name...] (kept raw by config.c) turns
+ * sources off (bit 1 << src set: off).  The variable is valid once
+ * surand_entropy_config() has run.  The kernel stays the base key's seed
+ * whatever the switch says: "kernel" off only keeps its bytes out of the
+ * entropy pool.
  */
-extern unsigned surand_config_entropy_off_v SURAND_HIDDEN;
-unsigned surand_config_entropy_off(void) SURAND_HIDDEN;
+extern unsigned surand_entropy_off_v SURAND_HIDDEN;
+void surand_entropy_config(void) SURAND_HIDDEN;
+#ifdef SURAND_TEST_BUILD
+void surand_entropy_config_reread(void) SURAND_HIDDEN; /* test builds: re-parse the off mask */
+#endif
+/* The SURAND_ENTROPY_OFF mask (runs surand_entropy_config() first). */
+unsigned surand_entropy_off(void) SURAND_HIDDEN;
 
 #ifdef SURAND_TEST_BUILD
 extern unsigned surand_entropy_test_off_v SURAND_HIDDEN; /* test override: more off */
 #endif
-/* The effective off mask; valid once surand_config() has run. */
+/* The effective off mask; valid once surand_entropy_config() has run. */
 static inline unsigned surand_entropy_off_mask(void)
 {
-	unsigned off = __atomic_load_n(&surand_config_entropy_off_v, __ATOMIC_RELAXED);
+	unsigned off = __atomic_load_n(&surand_entropy_off_v, __ATOMIC_RELAXED);
 #ifdef SURAND_TEST_BUILD
 	off |= __atomic_load_n(&surand_entropy_test_off_v, __ATOMIC_RELAXED);
 #endif
 	return off;
 }
-/* 1 when src is switched on (runs surand_config() first). */
+/* 1 when src is switched on (runs surand_entropy_config() first). */
 int surand_entropy_source_on(enum surand_entropy_source src) SURAND_HIDDEN;
 
 /* Counters of one source; all relaxed atomics, reset in a fork child. */

@@ -261,7 +261,7 @@ static __attribute__((noinline, cold)) int fp_setup(void)
 	int st, r;
 	unsigned n;
 
-	(void)surand_config(); /* surand_config_entropy_off_v is valid from here */
+	surand_entropy_config(); /* surand_entropy_off_v is valid from here */
 	surand_entropy_atfork_register();
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
 	/* Tried, never waited for: a signal handler that interrupted the thread

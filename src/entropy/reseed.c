@@ -36,9 +36,63 @@ const char *surand_entropy_source_name(enum surand_entropy_source src)
 	return (unsigned)src < SURAND_ES_COUNT ? source_names[src] : "?";
 }
 
+unsigned surand_entropy_off_v; /* SURAND_ENTROPY_OFF, bit 1 << source */
+static pthread_once_t entropy_off_once = PTHREAD_ONCE_INIT;
+
+/*
+ * SURAND_ENTROPY_OFF=name[,name...] (config.c keeps the raw string): entropy
+ * sources to leave out (names: source_names above; see docs/entropy.md).  An
+ * unknown name gets one line on stderr and is ignored.  "kernel" only keeps
+ * its bytes out of the entropy pool: the base key is always seeded from the
+ * kernel.
+ */
+static void entropy_off_read(void)
+{
+	const char *v = surand_config()->entropy_off, *p, *e;
+	unsigned off = 0, i;
+	size_t n;
+
+	for (p = v; p && *p; p = *e ? e + 1 : e) {
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		n = (size_t)(e - p);
+		if (n == 0)
+			continue;
+		for (i = 0; i < SURAND_ES_COUNT; i++)
+			if (strlen(source_names[i]) == n && memcmp(source_names[i], p, n) == 0)
+				break;
+		if (i < SURAND_ES_COUNT)
+			off |= 1u << i;
+		else
+			surand_warn("SURAND_ENTROPY_OFF: unknown source \"%.*s\" (valid: kernel, cpu, "
+				    "jitter, app, events); ignored", (int)(n > 32 ? 32 : n), p);
+	}
+	__atomic_store_n(&surand_entropy_off_v, off, __ATOMIC_RELAXED);
+}
+
+void surand_entropy_config(void)
+{
+	pthread_once(&entropy_off_once, entropy_off_read);
+}
+
+unsigned surand_entropy_off(void)
+{
+	surand_entropy_config();
+	return __atomic_load_n(&surand_entropy_off_v, __ATOMIC_RELAXED);
+}
+
+#ifdef SURAND_TEST_BUILD
+/* Test builds: the off mask again (api.c's surand_test_config_reload). */
+void surand_entropy_config_reread(void)
+{
+	entropy_off_read();
+}
+#endif
+
 int surand_entropy_source_on(enum surand_entropy_source src)
 {
-	(void)surand_config(); /* the off mask is read with the configuration */
+	surand_entropy_config(); /* the off mask, parsed once */
 	return !(surand_entropy_off_mask() & (1u << src));
 }
 

@@ -44,7 +44,7 @@ one_worker() { # test:body pairs, one after the other
 }
 # The plan: every test under every body of IMPLS, except the SLOW ones
 # (VALGRIND_SLOW, default test_faults: minutes under memcheck), which run under
-# the first body only ("forced to AVX2 or portable", issue 8).  Two workers,
+# the first body only ("forced to AVX2 or portable").  Two workers,
 # one per core: the first runs the slow tests and the PAIRED ones
 # (VALGRIND_PAIRED, default test_backends) under the first body; the second
 # runs everything else.  On 2 cores the two take about as long.

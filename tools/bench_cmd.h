@@ -1,0 +1,132 @@
+/*
+ * bench_cmd.h - the parts of `surand bench` (tools/cmd_bench.c), one job per
+ * file: bench_plan.c (the plan and reading the results), bench_run.c (the
+ * child processes), bench_report.c (the text report), bench_export.c (CSV,
+ * JSON), bench_plot.c (gnuplot charts).  Internal to the surand command.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SURAND_TOOLS_BENCH_CMD_H
+#define SURAND_TOOLS_BENCH_CMD_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "bench.h"
+
+/* scales: yes when the aggregate at N threads reaches this share of N x 1 thread */
+#define SCALES_EFFICIENCY 0.70
+/* buffers of all threads of one cell together */
+#define BENCH_MAX_BUFFER_BYTES (1ull << 30)
+/* cells below this share of the CPU time they asked for are flagged as starved */
+#define BUSY_CPU_SHARE 0.80
+/*
+ * cells with fewer calls than this per thread are flagged "few calls": a
+ * thread's count can be one call off at each edge of the window (a call begun
+ * in the warm-up is not counted, the call still running when the window closes
+ * is), so below 4 calls per thread the edges are 25% or more of the count
+ */
+#define FEW_CALLS_PER_THREAD 4u
+#define DEFAULT_SECONDS 0.5
+#define QUICK_SECONDS 0.15
+#define MAX_LIST 64
+#define MAX_ROUNDS 20
+
+struct run {
+	char name[48];
+	const struct bench_source *src;
+	char arg[48];            /* the backend name, for backends */
+	int is_default_backend;
+	int absent;              /* known here, cannot be measured: why says why */
+	char why[256];
+	char desc[400];
+	int failed;              /* the child died or a cell failed */
+	char fail[200];
+};
+
+struct cellres {
+	int have;                /* a result or an error came back */
+	int ok;
+	struct bench_result r;
+};
+
+struct plan {
+	struct run runs[MAX_LIST];
+	unsigned nruns;
+	size_t sizes[MAX_LIST];
+	unsigned nsizes;
+	unsigned threads[MAX_LIST];
+	unsigned nthreads;
+	double seconds, warmup;
+	unsigned rounds;         /* the plan runs this many times; each cell keeps its best */
+	char backends[MAX_LIST][48];
+	unsigned nbackends;      /* every backend of this build, the default first */
+	struct cellres *cells;   /* [run][size][threads] */
+	unsigned ncpu;
+	double load1;            /* 1-minute load average before the run; < 0 unknown */
+	char command[1024];
+};
+
+struct target {
+	const char *what;   /* "vs the vDSO, 4-byte calls, 1 thread" (after the label) */
+	double need, goal;  /* goal 0: none */
+	double ratio;
+	int scaling;        /* the ratio is a scaling ratio, not a speed-up */
+	int have;
+	char detail[200];
+};
+
+#define NTARGETS 6
+
+struct scale {
+	int have, yes;
+	unsigned threads;
+	double ratio, eff;
+	size_t size;
+	char why[120];
+};
+
+struct machine {
+	char kernel[3 * 65 + 8], cpu[160], glibc[32], chacha[32];
+};
+
+/* bench_plan.c */
+int few_calls(const struct bench_result *x, unsigned threads);
+const struct bench_result *result_of(struct plan *p, const char *name, size_t size,
+					    unsigned threads);
+void compute_targets(struct plan *p, struct target *targets);
+int threads_index(const struct plan *p, unsigned t);
+void order_runs(struct plan *p);
+int split_list(const char *s, char items[][48], unsigned max, unsigned *n,
+		      const char *what);
+int is_backend(const struct plan *p, const char *name);
+unsigned cpu_count(void);
+int parse_size(const char *s, size_t *out);
+void list_sources_text(char *buf, size_t n, const struct plan *p);
+void compute_scale(struct plan *p, const struct run *r, struct scale *sc);
+void add_run(struct plan *p, const char *name);
+struct cellres *cell_at(struct plan *p, unsigned ri, unsigned si, unsigned ti);
+extern int usage_failed; /* set by the first usage_error */
+void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* qsort orders of sizes and thread counts */
+int cmp_size(const void *a, const void *b);
+int cmp_uint(const void *a, const void *b);
+
+/* bench_run.c */
+int run_all(struct plan *p);
+
+/* bench_report.c */
+void fmt_bytes(char *b, size_t n, size_t v);
+void machine_info(struct machine *m);
+const char *kind_name(const struct run *r);
+void print_report(struct plan *p, const struct machine *m, const struct target *targets);
+
+/* bench_export.c */
+void csv_write(FILE *f, struct plan *p);
+void json_write(FILE *f, struct plan *p, const struct machine *m, const struct target *targets);
+
+/* bench_plot.c */
+int have_program(const char *name, char *path, size_t n);
+int plot_write(struct plan *p, const char *png, const char *gnuplot);
+
+#endif

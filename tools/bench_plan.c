@@ -1,0 +1,346 @@
+/*
+ * bench_plan.c - `surand bench`, planning: the option lists, the plan of sources x sizes x threads, and
+ * reading the results (the design targets and the scaling verdicts).
+ * SPDX-License-Identifier: MIT
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "internal.h"
+#include "parse.h"
+#include "surand.h"
+#include "bench_cmd.h"
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+int usage_failed;
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	if (usage_failed)
+		return;
+	usage_failed = 1;
+	fputs("surand bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (surand bench --help)\n", stderr);
+}
+
+int split_list(const char *s, char items[][48], unsigned max, unsigned *n,
+		      const char *what)
+{
+	const char *p = s;
+	*n = 0;
+	if (!*s) {
+		usage_error("empty %s list", what);
+		return -1;
+	}
+	for (;;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == 0) {
+			usage_error("empty item in %s list '%s'", what, s);
+			return -1;
+		}
+		if (l >= 48 || *n >= max) {
+			usage_error("%s list '%.60s' is too long", what, s);
+			return -1;
+		}
+		memcpy(items[*n], p, l);
+		items[*n][l] = 0;
+		(*n)++;
+		if (!e)
+			return 0;
+		p = e + 1;
+	}
+}
+
+/* A size by the command's one parser (tools/parse.c), 1 B to BENCH_MAX_SIZE_BYTES:
+ * 0, -1 not a size, -2 out of range. */
+int parse_size(const char *s, size_t *out)
+{
+	uint64_t v;
+
+	if (surand_parse_size(s, &v) < 0)
+		return -1;
+	if (v == 0 || v > BENCH_MAX_SIZE_BYTES)
+		return -2;
+	*out = (size_t)v;
+	return 0;
+}
+
+int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int cmp_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return x < y ? -1 : x > y;
+}
+
+unsigned cpu_count(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+
+int few_calls(const struct bench_result *x, unsigned threads)
+{
+	return !x->error[0] && x->calls < (uint64_t)FEW_CALLS_PER_THREAD * threads;
+}
+
+
+/* ---- the plan ------------------------------------------------------------------ */
+
+struct cellres *cell_at(struct plan *p, unsigned ri, unsigned si, unsigned ti)
+{
+	return &p->cells[((size_t)ri * p->nsizes + si) * p->nthreads + ti];
+}
+
+static int find_run(const struct plan *p, const char *name)
+{
+	for (unsigned i = 0; i < p->nruns; i++)
+		if (strcmp(p->runs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int is_backend(const struct plan *p, const char *name)
+{
+	for (unsigned i = 0; i < p->nbackends; i++)
+		if (strcmp(p->backends[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+void add_run(struct plan *p, const char *name)
+{
+	struct run *r;
+	if (find_run(p, name) >= 0 || p->nruns >= MAX_LIST)
+		return;
+	r = &p->runs[p->nruns++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	if (is_backend(p, name)) {
+		r->src = &bench_backend_source;
+		snprintf(r->arg, sizeof(r->arg), "%s", name);
+		r->is_default_backend = strcmp(name, p->backends[0]) == 0;
+	} else {
+		r->src = bench_find_system_source(name);
+		if (!r->src) {
+			/* a named source this build does not offer (quick mode's legacy) */
+			r->absent = 1;
+			snprintf(r->why, sizeof(r->why),
+				 "backend %s is not in this build (backends: %s)", name,
+				 surand_backend_names());
+		}
+	}
+}
+
+/* Canonical order: backends (registry order), then the system sources. */
+void order_runs(struct plan *p)
+{
+	struct run sorted[MAX_LIST];
+	unsigned n = 0;
+	for (unsigned b = 0; b < p->nbackends; b++) {
+		int i = find_run(p, p->backends[b]);
+		if (i >= 0)
+			sorted[n++] = p->runs[i];
+	}
+	for (unsigned s = 0; bench_system_sources[s].name; s++) {
+		int i = find_run(p, bench_system_sources[s].name);
+		if (i >= 0)
+			sorted[n++] = p->runs[i];
+	}
+	for (unsigned i = 0; i < p->nruns; i++)
+		if (!is_backend(p, p->runs[i].name) && !bench_find_system_source(p->runs[i].name))
+			sorted[n++] = p->runs[i];
+	memcpy(p->runs, sorted, sizeof(sorted[0]) * n);
+	p->nruns = n;
+}
+
+void list_sources_text(char *buf, size_t n, const struct plan *p)
+{
+	size_t off = (size_t)snprintf(buf, n, "surand");
+	for (unsigned i = 0; i < p->nbackends && off < n; i++)
+		off += (size_t)snprintf(buf + off, n - off, ", %s", p->backends[i]);
+	for (unsigned i = 0; bench_system_sources[i].name && off < n; i++)
+		off += (size_t)snprintf(buf + off, n - off, ", %s", bench_system_sources[i].name);
+}
+
+/* ---- reading the results ------------------------------------------------------------ */
+
+static int size_index(const struct plan *p, size_t size)
+{
+	for (unsigned i = 0; i < p->nsizes; i++)
+		if (p->sizes[i] == size)
+			return (int)i;
+	return -1;
+}
+
+int threads_index(const struct plan *p, unsigned t)
+{
+	for (unsigned i = 0; i < p->nthreads; i++)
+		if (p->threads[i] == t)
+			return (int)i;
+	return -1;
+}
+
+/* A measured cell of source name, or NULL. */
+const struct bench_result *result_of(struct plan *p, const char *name, size_t size,
+					    unsigned threads)
+{
+	int ri = find_run(p, name), si = size_index(p, size), ti = threads_index(p, threads);
+	if (ri < 0 || si < 0 || ti < 0 || p->runs[ri].absent)
+		return NULL;
+	struct cellres *c = cell_at(p, (unsigned)ri, (unsigned)si, (unsigned)ti);
+	return c->have && c->ok ? &c->r : NULL;
+}
+
+/* A design target of the project, judged on this run's ratios. */
+static void target_ratio(struct plan *p, struct target *b, const char *a, const char *ref, size_t size,
+		      int by_bytes)
+{
+	const struct bench_result *x = result_of(p, a, size, 1), *y = result_of(p, ref, size, 1);
+	char sz[32];
+	fmt_bytes(sz, sizeof(sz), size);
+	if (!x || !y) {
+		snprintf(b->detail, sizeof(b->detail), "n/a: %s not measured at %s, 1 thread",
+			 !x ? a : ref, sz);
+		return;
+	}
+	b->have = 1;
+	b->ratio = by_bytes ? x->mb_per_s / y->mb_per_s : x->calls_per_s / y->calls_per_s;
+	if (by_bytes)
+		snprintf(b->detail, sizeof(b->detail), "%s %.0f MB/s, %s %.0f MB/s", a, x->mb_per_s,
+			 ref, y->mb_per_s);
+	else
+		snprintf(b->detail, sizeof(b->detail), "%s %.1f ns/call, %s %.1f ns/call", a,
+			 x->ns_per_call_thread, ref, y->ns_per_call_thread);
+}
+
+/* The worst size of an aggregate ratio a(t1)/a(t0) [ / ref(t1)/ref(t0) ]. */
+static void target_scaling(struct plan *p, struct target *b, const char *a, const char *ref,
+			unsigned t0, unsigned t1)
+{
+	int found = 0;
+	double worst = 0;
+	size_t worst_size = 0;
+	double wa = 0, wr = 0;
+	for (unsigned si = 0; si < p->nsizes; si++) {
+		size_t s = p->sizes[si];
+		const struct bench_result *x0 = result_of(p, a, s, t0), *x1 = result_of(p, a, s, t1);
+		const struct bench_result *r0 = ref ? result_of(p, ref, s, t0) : NULL;
+		const struct bench_result *r1 = ref ? result_of(p, ref, s, t1) : NULL;
+		if (!x0 || !x1 || (ref && (!r0 || !r1)))
+			continue;
+		double sa = x1->calls_per_s / x0->calls_per_s;
+		double sr = ref ? r1->calls_per_s / r0->calls_per_s : 1.0;
+		double v = sa / sr;
+		if (!found || v < worst) {
+			worst = v;
+			worst_size = s;
+			wa = sa;
+			wr = sr;
+		}
+		found = 1;
+	}
+	if (!found) {
+		snprintf(b->detail, sizeof(b->detail), "n/a: needs %s%s%s at %u and %u threads", a,
+			 ref ? " and " : "", ref ? ref : "", t0, t1);
+		return;
+	}
+	char sz[32];
+	fmt_bytes(sz, sizeof(sz), worst_size);
+	b->have = 1;
+	b->ratio = worst;
+	if (ref)
+		snprintf(b->detail, sizeof(b->detail), "worst size %s: %s %.2fx, %s %.2fx", sz, a, wa,
+			 ref, wr);
+	else
+		snprintf(b->detail, sizeof(b->detail), "worst size %s", sz);
+}
+
+void compute_targets(struct plan *p, struct target *targets)
+{
+	const char *def = p->backends[0];
+	memset(targets, 0, sizeof(*targets) * NTARGETS);
+	targets[0] = (struct target){.what = "vs the vDSO, 4-byte calls, 1 thread", .need = 3};
+	target_ratio(p, &targets[0], def, "vdso", 4, 0);
+	targets[1] = (struct target){.what = "vs the vDSO, 16-byte calls, 1 thread", .need = 4, .goal = 6};
+	target_ratio(p, &targets[1], def, "vdso", 16, 0);
+	targets[2] = (struct target){.what = "vs getrandom(2), 16-byte calls, 1 thread", .need = 40};
+	target_ratio(p, &targets[2], def, "getrandom", 16, 0);
+	targets[3] = (struct target){.what = "vs the bare ChaCha20 body, 64 KiB calls, MB/s, 1 thread",
+			       .need = 0.9};
+	target_ratio(p, &targets[3], def, "bare", 65536, 1);
+	targets[4] = (struct target){.what = "1 -> 2 threads, scaling vs the bare body's", .scaling = 1,
+			       .need = 0.95};
+	target_scaling(p, &targets[4], def, "bare", 1, 2);
+	targets[5] = (struct target){.what = "2 -> 64 threads, aggregate calls/s kept", .scaling = 1,
+			       .need = 0.9};
+	target_scaling(p, &targets[5], def, NULL, 2, 64);
+}
+
+/* Aggregate calls/s at nproc threads (or the most threads <= nproc measured) vs 1. */
+void compute_scale(struct plan *p, const struct run *r, struct scale *sc)
+{
+	unsigned tn = 0;
+	memset(sc, 0, sizeof(*sc));
+	if (p->ncpu < 2) {
+		snprintf(sc->why, sizeof(sc->why), "n/a: 1 CPU, nothing to scale to");
+		return;
+	}
+	for (unsigned i = 0; i < p->nthreads; i++)
+		if (p->threads[i] > 1 && p->threads[i] <= p->ncpu && p->threads[i] > tn)
+			tn = p->threads[i];
+	if (!tn || threads_index(p, 1) < 0) {
+		snprintf(sc->why, sizeof(sc->why), "n/a: needs 1 thread and 2..%u threads measured",
+			 p->ncpu);
+		return;
+	}
+	for (unsigned si = 0; si < p->nsizes; si++) {
+		const struct bench_result *a = result_of(p, r->name, p->sizes[si], 1);
+		const struct bench_result *b = result_of(p, r->name, p->sizes[si], tn);
+		if (!a || !b)
+			continue;
+		double ratio = b->calls_per_s / a->calls_per_s;
+		if (!sc->have || ratio < sc->ratio) {
+			sc->ratio = ratio;
+			sc->size = p->sizes[si];
+		}
+		sc->have = 1;
+	}
+	if (!sc->have) {
+		snprintf(sc->why, sizeof(sc->why), "n/a: not measured at 1 and %u threads", tn);
+		return;
+	}
+	sc->threads = tn;
+	sc->eff = sc->ratio / tn;
+	sc->yes = sc->eff >= SCALES_EFFICIENCY;
+}
