@@ -116,7 +116,7 @@ stress: $(CHECK_DEPS)
 #   test_bench                        the bench build's counters.
 # test_faults runs its cases that need neither seccomp(2) (valgrind has none)
 # nor hundreds of threads under signals.
-VALGRIND_TESTS ?= test_generator test_backends test_entropy test_entropy_fork test_faults \
+VALGRIND_TESTS ?= test_generator test_backends test_entropy test_entropy_fork test_faults test_callstate \
 		  test_stream test_blake2s test_sha1 test_cli_parse
 VALGRIND_IMPLS ?= avx2 portable
 .PHONY: valgrind
