@@ -25,7 +25,8 @@ static int multipool_init(void)
 	int i, node;
 
 	mp_simulated = surand_param_nodes > 0;
-	mp_npools = mp_simulated ? surand_param_nodes : min_t(int, nr_node_ids, SURAND_MAX_NODE_POOLS);
+	mp_npools = mp_simulated ? surand_param_nodes :
+				   min_t(int, nr_node_ids, SURAND_MAX_NODE_POOLS);
 	if (mp_npools < 1)
 		mp_npools = 1;
 	mp_pools = surand_kzalloc(mp_npools * sizeof(*mp_pools), GFP_KERNEL);

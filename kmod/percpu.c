@@ -35,7 +35,7 @@ struct percpu_state {
 };
 
 static struct {
-	spinlock_t lock;
+	spinlock_t lock; /* the base key, generation and counters */
 	u32 key[8];
 	unsigned long generation; /* written under lock, read with READ_ONCE */
 	unsigned long birth;      /* jiffies of the last reseed */
@@ -97,7 +97,8 @@ static void percpu_exit(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		memzero_explicit(per_cpu_ptr(pc_states, cpu)->key, sizeof_field(struct percpu_state, key));
+		memzero_explicit(per_cpu_ptr(pc_states, cpu)->key,
+				 sizeof_field(struct percpu_state, key));
 	surand_free_percpu(pc_states);
 	surand_counters_free(pc_ctr);
 	memzero_explicit(pc_base.key, sizeof(pc_base.key));
@@ -183,7 +184,8 @@ static void percpu_stats(struct seq_file *m)
 	spin_unlock_irqrestore(&pc_base.lock, flags);
 	seq_printf(m, "base_generation %llu\nbase_reseeds %llu\nbase_writes %llu\n", gen, reseeds,
 		   writes);
-	seq_printf(m, "percpu_reads %llu\npercpu_rekeys %llu\n", surand_counters_sum(pc_ctr, PC_READS),
+	seq_printf(m, "percpu_reads %llu\npercpu_rekeys %llu\n",
+		   surand_counters_sum(pc_ctr, PC_READS),
 		   surand_counters_sum(pc_ctr, PC_REKEYS));
 	for_each_possible_cpu(cpu)
 		seq_printf(m, "cpu%d_reads %llu\n", cpu, per_cpu_ptr(pc_ctr, cpu)->c[PC_READS]);

@@ -59,6 +59,12 @@ void surand_pool_mix_locked(struct surand_pool *p, const u8 *bytes, size_t n)
 	p->add_ptr = i;
 }
 
+/**
+ * surand_pool_mix() - mixes bytes into a pool
+ * @p: the pool
+ * @buf: the bytes
+ * @len: their count; the lock is taken per 64-byte piece
+ */
 void surand_pool_mix(struct surand_pool *p, const void *buf, size_t len)
 {
 	const u8 *b = buf;
@@ -77,6 +83,10 @@ void surand_pool_mix(struct surand_pool *p, const void *buf, size_t len)
 	}
 }
 
+/**
+ * surand_pool_init() - sets a pool up, seeded with a pool's worth of get_random_bytes()
+ * @p: the pool (module init has waited for the kernel CRNG)
+ */
 void surand_pool_init(struct surand_pool *p)
 {
 	u8 seed[SURAND_POOL_WORDS * 4];
@@ -142,6 +152,12 @@ void surand_pool_fold(u32 hash[5], u8 out[SURAND_EXTRACT_SIZE])
 	memcpy(out, hash, SURAND_EXTRACT_SIZE);
 }
 
+/**
+ * surand_pool_extract() - output from a pool, SURAND_EXTRACT_SIZE bytes per SHA-1 extraction
+ * @p: the pool
+ * @out: where the bytes go
+ * @n: how many
+ */
 void surand_pool_extract(struct surand_pool *p, u8 *out, size_t n)
 {
 	u8 tmp[SURAND_EXTRACT_SIZE];

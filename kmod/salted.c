@@ -60,6 +60,7 @@ static const char *const sa_names[] = {
 	"extractions", "mixback_trylock", "mixback_appended", "mixback_folded", "lock_waits",
 	"test_holds",
 };
+
 static struct surand_counters __percpu *sa_ctr;
 static atomic_t sa_holding = ATOMIC_INIT(0);
 
@@ -129,11 +130,11 @@ static bool mb_append(const u32 h[5])
 		if (dif == 0) {
 			if (atomic64_try_cmpxchg_relaxed(&ss->tail, &pos, pos + 1))
 				break;
-		} else if (dif < 0) {
-			return false; /* full */
-		} else {
-			pos = atomic64_read(&ss->tail);
+			continue;
 		}
+		if (dif < 0)
+			return false; /* full */
+		pos = atomic64_read(&ss->tail);
 	}
 	for (i = 0; i < 5; i++)
 		WRITE_ONCE(ss->hash[c][i], h[i]);

@@ -46,19 +46,27 @@ struct surand_req {
 	size_t used;   /* nodecrng: bytes of blk handed out */
 };
 
+/**
+ * struct surand_design - one design, the interface surand_main.c calls
+ * @name: the value of the design= parameter
+ * @init: sets the design up at load (seeded before it returns); 0 or -errno
+ * @exit: frees everything at unload (no reader is left)
+ * @begin: starts one read of @len bytes; 0 or -errno
+ * @fill: writes n (1..SURAND_CHUNK_BYTES) bytes to out
+ * @end: ends the read (mixback, key replacement, references)
+ * @mix: mixes len (<= PAGE_SIZE) written bytes in, credits nothing
+ * @stats: the design's counters for debugfs "stats"
+ * @self: debugfs "self": the caller's own state (taskcrng); may be NULL
+ */
 struct surand_design {
 	const char *name;
 	int (*init)(void);
 	void (*exit)(void);
-	/* Starts one read(2) of len bytes; 0 or -errno. */
 	int (*begin)(struct surand_req *req, size_t len);
-	/* Writes n (1..SURAND_CHUNK_BYTES) bytes to out. */
 	void (*fill)(struct surand_req *req, u8 *out, size_t n);
 	void (*end)(struct surand_req *req);
-	/* Mixes len (<= PAGE_SIZE) bytes in, credits nothing. */
 	void (*mix)(const u8 *buf, size_t len);
 	void (*stats)(struct seq_file *m);
-	/* debugfs "self": the caller's own state (taskcrng), may be NULL. */
 	void (*self)(struct seq_file *m);
 };
 
@@ -69,9 +77,11 @@ extern const struct surand_design surand_design_percpu;
 extern const struct surand_design surand_design_salted;
 extern const struct surand_design surand_design_nodecrng;
 
-/* ---- allocation accounting (surand_main.c) -------------------------------
+/*
+ * ---- allocation accounting (surand_main.c) -------------------------------
  * Debian's kernel has no kmemleak/KASAN: every allocation of the module goes
- * through these, and unload prints the counts (the guest tests check them). */
+ * through these, and unload prints the counts (the guest tests check them).
+ */
 void *surand_kzalloc(size_t size, gfp_t gfp);
 void *surand_kzalloc_node(size_t size, gfp_t gfp, int node);
 /* Frees with kfree_sensitive() (the whole slab object is wiped); NULL is ignored. */
@@ -92,6 +102,7 @@ void surand_free_percpu(void __percpu *p);
 struct surand_counters {
 	u64 c[SURAND_MAX_COUNTERS];
 };
+
 struct surand_counters __percpu *surand_counters_alloc(void);
 void surand_counters_free(struct surand_counters __percpu *ctr);
 u64 surand_counters_sum(struct surand_counters __percpu *ctr, int idx);

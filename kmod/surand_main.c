@@ -89,12 +89,21 @@ static const struct surand_design *const designs[] = {
 	&surand_design_nodecrng,
 	&surand_design_percpu,
 };
+
 static const struct surand_design *dsg;
 
 /* ---- allocation accounting ------------------------------------------------ */
 static atomic_long_t surand_allocs = ATOMIC_LONG_INIT(0);
 static atomic_long_t surand_frees = ATOMIC_LONG_INIT(0);
 
+/**
+ * surand_kzalloc_node() - kzalloc_node(), counted for the unload balance
+ * @size: bytes
+ * @gfp: allocation flags
+ * @node: NUMA node, or NUMA_NO_NODE
+ *
+ * Return: zeroed memory, or NULL.
+ */
 void *surand_kzalloc_node(size_t size, gfp_t gfp, int node)
 {
 	void *p = kzalloc_node(size, gfp, node);
@@ -109,11 +118,18 @@ void *surand_kzalloc(size_t size, gfp_t gfp)
 	return surand_kzalloc_node(size, gfp, NUMA_NO_NODE);
 }
 
+/**
+ * surand_kfree() - frees what surand_kzalloc*() gave, wiping it
+ * @p: the object, or NULL
+ *
+ * kfree_sensitive() wipes the whole slab object (slack included): every
+ * object of the module may hold key or pool material.
+ */
 void surand_kfree(void *p)
 {
 	if (!p)
 		return;
-	/* Every object may hold key or pool material: the whole slab object, slack included, is wiped. */
+	/* Every object may hold key or pool material: the whole slab object is wiped. */
 	kfree_sensitive(p);
 	atomic_long_inc(&surand_frees);
 }
@@ -197,6 +213,7 @@ enum { ST_READS, ST_READ_BYTES, ST_WRITES, ST_WRITE_BYTES, ST_FAULTS, ST_SIGNAL_
 static const char *const st_names[] = {
 	"reads", "read_bytes", "writes", "write_bytes", "faults", "signal_partial",
 };
+
 static struct surand_counters __percpu *st;
 
 /**
@@ -248,6 +265,15 @@ static ssize_t surand_read_iter(struct kiocb *kiocb, struct iov_iter *iter)
 	return done ? (ssize_t)done : -EFAULT;
 }
 
+/**
+ * surand_write() - write(2) of /dev/surandom: mixes the data in, credits nothing
+ * @file: the open device
+ * @ubuf: the user's data
+ * @len: its length (any size, mixed a page at a time)
+ * @ppos: unused
+ *
+ * Return: the bytes mixed in, or -EFAULT when none could be read.
+ */
 static ssize_t surand_write(struct file *file, const char __user *ubuf, size_t len,
 			    loff_t *ppos)
 {

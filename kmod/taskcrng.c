@@ -54,7 +54,7 @@
 #define TC_MIN_HASH_BITS 4
 #define TC_UID_HASH_BITS 8
 /* test_fill's entries: tgids above PID_MAX_LIMIT (2^22), which no process has. */
-#define TC_FAKE_TGID_BASE (1 << 22)
+#define TC_FAKE_TGID_BASE BIT(22)
 
 /* The per-process CRNG: 64 bytes, as Ts'o estimated ("about 72"). */
 struct tc_crng {
@@ -96,6 +96,7 @@ enum {
 	TC_CREATED, TC_COLLECTED, TC_TABLE_FULL, TC_ALLOC_FAIL, TC_UID_FULL,
 	TC_SWITCH_RATE, TC_SWITCH_BUDGET, TC_SWITCH_EVERY, TC_REKEYS,
 };
+
 static const char *const tc_counter_names[] = {
 	"pool_reads", "crng_reads", "untracked_reads", "promotions", "crng_reseeds",
 	"entries_created", "entries_collected", "table_full", "alloc_failures", "uid_full",
@@ -229,7 +230,8 @@ static struct tc_entry *tc_get(const struct tc_key *k)
 	n->uid = uid;
 	n->uid_counted = true;
 	spin_lock_init(&n->lock);
-	n->win_start = n->budget_start = jiffies;
+	n->win_start = jiffies;
+	n->budget_start = n->win_start;
 	refcount_set(&n->refs, 2); /* the table's and ours */
 
 	spin_lock(&tc_table_lock);
@@ -543,7 +545,9 @@ static int taskcrng_init(void)
 	hash_init(tc_uids);
 	tc_count = 0;
 	tc_serial = 0;
-	tc_collect_last_ns = tc_collect_max_ns = tc_collect_max_hold = 0;
+	tc_collect_last_ns = 0;
+	tc_collect_max_ns = 0;
+	tc_collect_max_hold = 0;
 	tc_pool = surand_kzalloc(sizeof(*tc_pool), GFP_KERNEL);
 	tc_ctr = surand_counters_alloc();
 	if (!tc_pool || !tc_ctr) {
@@ -643,14 +647,14 @@ static void taskcrng_self(struct seq_file *m)
 		spin_lock(&e->lock);
 		serial = e->serial;
 		reads = e->reads;
-		crng = e->crng != NULL;
+		crng = !!e->crng;
 		cranks = e->crng ? e->crng->cranks : 0;
 		win_reads = e->win_reads;
 		budget_used = e->budget_used;
 		spin_unlock(&e->lock);
 		tc_put(e);
 	}
-	seq_printf(m, "tracked %d\nserial %llu\nreads %llu\ncrng %d\ncranks %llu\n", e != NULL,
+	seq_printf(m, "tracked %d\nserial %llu\nreads %llu\ncrng %d\ncranks %llu\n", !!e,
 		   serial, reads, crng, cranks);
 	seq_printf(m, "win_reads %llu\nbudget_used %llu\n", win_reads, budget_used);
 }
