@@ -13,6 +13,8 @@
 # $BUILD/kernel/cache/, and only boot/ is kept.  The ABI name is resolved at
 # run time (it changes with Debian updates).
 #
+# The benchmark part also runs the mixed workload (a careful reader beside
+# 0, 1, 2 and 4 x nproc abuser processes) per design and for /dev/urandom.
 # Environment: BUILD (default build), KTEST_TIMEOUT (guest seconds, default
 # 300), KTEST_THREAD_READS (reads per thread in the 16-thread test, default
 # 20000: the issue's 100000 takes minutes per design under TCG), KTEST_ONLY=tests|bench (default both), KTEST_KEEP=1 (keep the log).
@@ -186,6 +188,15 @@ if grep -q '^BENCH ' "$log.txt"; then
 			printf "# %-10s %7d %10.3f %10.3f %10.3f %9.2f %9.2f\n", dn, n, s[dn, n], sys["urandom", n], sys["getrandom", n], sys["urandom", n] ? s[dn, n] / sys["urandom", n] : 0, sys["getrandom", n] ? s[dn, n] / sys["getrandom", n] : 0
 	}' "$work/bench.txt" | sort -s -k2,2
 	grep '^BENCHLOCK ' "$log.txt" | sed 's/^BENCHLOCK /# /'
+	if grep -q '^MIXED ' "$log.txt"; then
+		echo "# mixed workload (processes): a careful reader's 16 B read every 10 ms, latency in us,"
+		echo "# beside N abusers reading 4 KiB in a loop (100 samples: p99 is the 2nd largest)"
+		printf "# %-10s %7s %9s %9s %9s\n" design abusers p50_us p99_us max_us
+		awk '/^MIXED/ {
+			split($3, a, "="); split($5, p, "="); split($6, q, "="); split($7, x, "=")
+			printf "# %-10s %7d %9d %9d %9d\n", $2, a[2], p[2], q[2], x[2]
+		}' "$log.txt" | sort -s -k2,2
+	fi
 	} | tee "$work/bench-table.txt"
 fi
 echo "$passed passed, $failed failed"

@@ -1607,6 +1607,78 @@ static void bench_one(int src, const char *design, int nthreads)
 	    BENCH_BYTES, total / (t1 - t0) / 1e6);
 }
 
+/*
+ * The mixed workload (Ts'o: "one /dev/urandom abuser can minopolize the
+ * locck and cause problems for a shell script"): one careful reader, a
+ * 16-byte read every 10 ms (100 reads, its latency recorded), beside 0, 1,
+ * 2 and 4 x nproc abuser processes reading 4 KiB in a loop.
+ */
+#define MIXED_SAMPLES 100
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void mixed_one(const char *path, const char *name, int nab)
+{
+	double lat[MIXED_SAMPLES], t;
+	struct timespec next;
+	pid_t kids[64];
+	unsigned char b[16];
+	int i, fd;
+
+	for (i = 0; i < nab; i++) {
+		kids[i] = fork();
+		CHECK(kids[i] >= 0, "fork");
+		if (kids[i] == 0) {
+			static unsigned char big[4096];
+			int afd = open(path, O_RDONLY);
+
+			if (afd < 0)
+				_exit(2);
+			for (;;)
+				if (read(afd, big, sizeof(big)) != sizeof(big))
+					_exit(3);
+		}
+	}
+	msleep(50);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0, "open %s", path);
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (i = 0; i < MIXED_SAMPLES; i++) {
+		t = now_s();
+		read_full(fd, b, sizeof(b));
+		lat[i] = (now_s() - t) * 1e6;
+		next.tv_nsec += 10000000L;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+	}
+	close(fd);
+	for (i = 0; i < nab; i++)
+		kill(kids[i], SIGKILL);
+	for (i = 0; i < nab; i++)
+		waitpid(kids[i], NULL, 0);
+	qsort(lat, MIXED_SAMPLES, sizeof(lat[0]), cmp_double);
+	out("MIXED %s abusers=%d samples=%d p50_us=%.0f p99_us=%.0f max_us=%.0f", name, nab,
+	    MIXED_SAMPLES, lat[MIXED_SAMPLES / 2], lat[MIXED_SAMPLES * 99 / 100 - 1],
+	    lat[MIXED_SAMPLES - 1]);
+}
+
+static void bench_mixed(const char *path, const char *name)
+{
+	int n = (int)sysconf(_SC_NPROCESSORS_ONLN), counts[4] = { 0, 1, 2, 0 }, i;
+
+	counts[3] = 4 * (n > 0 && n <= 16 ? n : 4);
+	for (i = 0; i < 4; i++)
+		mixed_one(path, name, counts[i]);
+}
+
 static const int bench_threads[] = { 1, 2, 4 };
 static const char *g_bench_design;
 static void t_bench_surandom(void)
@@ -1615,6 +1687,7 @@ static void t_bench_surandom(void)
 
 	for (i = 0; i < 3; i++)
 		bench_one(SRC_SURANDOM, g_bench_design, bench_threads[i]);
+	bench_mixed(DEV, g_bench_design);
 	/* salted: readers wait for the pool lock only when the mixback buffer is full. */
 	if (!strcmp(g_bench_design, "salted"))
 		out("BENCHLOCK salted extractions=%lld trylock_mixbacks=%lld appended=%lld lock_waits=%lld",
@@ -1630,6 +1703,7 @@ static void t_bench_system(void)
 		bench_one(SRC_URANDOM, "-", bench_threads[i]);
 		bench_one(SRC_GETRANDOM, "-", bench_threads[i]);
 	}
+	bench_mixed("/dev/urandom", "urandom");
 }
 
 /* ---- the run ----------------------------------------------------------------- */
