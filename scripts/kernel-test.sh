@@ -17,7 +17,7 @@
 # 0, 1, 2 and 4 x nproc abuser processes) per design and for /dev/urandom.
 # Environment: BUILD (default build), KTEST_TIMEOUT (guest seconds, default
 # 300), KTEST_THREAD_READS (reads per thread in the 16-thread test, default
-# 20000: the 100000 takes minutes per design under TCG), KTEST_ONLY=tests|bench (default both), KTEST_KEEP=1 (keep the log).
+# 20000: 100000 takes minutes per design under TCG), KTEST_ONLY=tests|bench (default both), KTEST_KEEP=1 (keep the log).
 # Exit: 0 all passed, 1 a failure, 77 a prerequisite is missing (one line
 # "MISSING: what (apt-get install pkg)" per missing thing on stdout).
 set -u
