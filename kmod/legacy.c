@@ -5,6 +5,8 @@
  * it.  The baseline that Kleen measured at >80% CPU in the lock on a
  * 4-socket machine.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include "surand_kmod.h"
 
 static struct surand_pool *legacy_pool;
@@ -21,7 +23,7 @@ static int legacy_init(void)
 static void legacy_exit(void)
 {
 	surand_pool_wipe(legacy_pool);
-	surand_kfree(legacy_pool, sizeof(*legacy_pool));
+	surand_kfree(legacy_pool);
 	legacy_pool = NULL;
 }
 

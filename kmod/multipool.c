@@ -4,15 +4,17 @@
  * scalable", Sep 2015): one 2015 nonblocking pool per NUMA node, each
  * allocated on its node; a reader uses the pool of the node it runs on.
  * nodes=N simulates N nodes on any machine: CPU c then uses pool c % N.
+ * More than SURAND_MAX_NODE_POOLS real nodes (Debian builds NODES_SHIFT=10)
+ * are folded: node n uses pool n % 64, and pool i lives on node i.
  * Written data is mixed into every pool (each serves readers on its own).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/nodemask.h>
 #include <linux/smp.h>
 #include <linux/topology.h>
 
 #include "surand_kmod.h"
-
-#define MULTIPOOL_MAX 64
 
 static struct surand_pool **mp_pools;
 static int mp_npools;
@@ -23,18 +25,16 @@ static int multipool_init(void)
 	int i, node;
 
 	mp_simulated = surand_param_nodes > 0;
-	mp_npools = mp_simulated ? surand_param_nodes : nr_node_ids;
-	if (mp_npools < 1 || mp_npools > MULTIPOOL_MAX) {
-		pr_err("multipool: %d pools; nodes= must be 0 (real nodes) or 1..%d\n", mp_npools,
-		       MULTIPOOL_MAX);
-		return -EINVAL;
-	}
+	mp_npools = mp_simulated ? surand_param_nodes :
+				   min_t(int, nr_node_ids, SURAND_MAX_NODE_POOLS);
+	if (mp_npools < 1)
+		mp_npools = 1;
 	mp_pools = surand_kzalloc(mp_npools * sizeof(*mp_pools), GFP_KERNEL);
 	if (!mp_pools)
 		return -ENOMEM;
 	for (i = 0; i < mp_npools; i++) {
 		/* Real nodes: each pool in its node's memory (node may be offline: any). */
-		node = (!mp_simulated && node_online(i)) ? i : NUMA_NO_NODE;
+		node = (!mp_simulated && i < nr_node_ids && node_online(i)) ? i : NUMA_NO_NODE;
 		mp_pools[i] = surand_kzalloc_node(sizeof(struct surand_pool), GFP_KERNEL, node);
 		if (!mp_pools[i])
 			goto fail;
@@ -44,9 +44,9 @@ static int multipool_init(void)
 fail:
 	while (i--) {
 		surand_pool_wipe(mp_pools[i]);
-		surand_kfree(mp_pools[i], sizeof(struct surand_pool));
+		surand_kfree(mp_pools[i]);
 	}
-	surand_kfree(mp_pools, mp_npools * sizeof(*mp_pools));
+	surand_kfree(mp_pools);
 	mp_pools = NULL;
 	return -ENOMEM;
 }
@@ -57,21 +57,16 @@ static void multipool_exit(void)
 
 	for (i = 0; i < mp_npools; i++) {
 		surand_pool_wipe(mp_pools[i]);
-		surand_kfree(mp_pools[i], sizeof(struct surand_pool));
+		surand_kfree(mp_pools[i]);
 	}
-	surand_kfree(mp_pools, mp_npools * sizeof(*mp_pools));
+	surand_kfree(mp_pools);
 	mp_pools = NULL;
 }
 
 static struct surand_pool *multipool_mine(void)
 {
 	/* Only a placement hint: migrating right after this is harmless. */
-	int cpu = raw_smp_processor_id();
-	int idx = mp_simulated ? cpu % mp_npools : cpu_to_node(cpu);
-
-	if (idx < 0 || idx >= mp_npools)
-		idx = 0;
-	return mp_pools[idx];
+	return mp_pools[surand_node_index(raw_smp_processor_id(), mp_npools, mp_simulated)];
 }
 
 static int multipool_begin(struct surand_req *req, size_t len)

@@ -9,6 +9,8 @@
  * interrupts off.  Differences from 2015: no input pool (the kernel's
  * get_random_bytes() seeds and reseeds), no RDRAND in the IV.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/jiffies.h>
 #include <linux/random.h>
 #include <linux/string.h>
@@ -29,14 +31,19 @@ static const u32 twist_table[8] = {
 	0xedb88320, 0xd6d6a3e8, 0x9b64c2b0, 0xa00ae278,
 };
 
-/* _mix_pool_bytes: one byte at a time, caller holds p->lock. */
-static void mix_locked(struct surand_pool *p, const u8 *bytes, size_t n)
+/*
+ * _mix_pool_bytes: one byte at a time, caller holds p->lock.  4.2 read the
+ * input through a `const char *`, signed on x86 (6.1 is still built without
+ * -funsigned-char), so a byte >= 0x80 entered sign-extended to 32 bits: the
+ * s8 cast keeps that, and the pool matches 4.2's for every byte value.
+ */
+void surand_pool_mix_locked(struct surand_pool *p, const u8 *bytes, size_t n)
 {
 	unsigned int i = p->add_ptr, rot = p->input_rotate;
 	u32 w;
 
 	while (n--) {
-		w = rol32(*bytes++, rot & 31);
+		w = rol32((u32)(s32)(s8)*bytes++, rot & 31);
 		i = (i - 1) & WORDMASK;
 		w ^= p->pool[i];
 		w ^= p->pool[(i + TAP1) & WORDMASK];
@@ -52,6 +59,12 @@ static void mix_locked(struct surand_pool *p, const u8 *bytes, size_t n)
 	p->add_ptr = i;
 }
 
+/**
+ * surand_pool_mix() - mixes bytes into a pool
+ * @p: the pool
+ * @buf: the bytes
+ * @len: their count; the lock is taken per 64-byte piece
+ */
 void surand_pool_mix(struct surand_pool *p, const void *buf, size_t len)
 {
 	const u8 *b = buf;
@@ -62,7 +75,7 @@ void surand_pool_mix(struct surand_pool *p, const void *buf, size_t len)
 		/* Pieces of 64 bytes bound the time spent with irqs off. */
 		n = min_t(size_t, len, 64);
 		spin_lock_irqsave(&p->lock, flags);
-		mix_locked(p, b, n);
+		surand_pool_mix_locked(p, b, n);
 		p->mixed_bytes += n;
 		spin_unlock_irqrestore(&p->lock, flags);
 		b += n;
@@ -70,6 +83,10 @@ void surand_pool_mix(struct surand_pool *p, const void *buf, size_t len)
 	}
 }
 
+/**
+ * surand_pool_init() - sets a pool up, seeded with a pool's worth of get_random_bytes()
+ * @p: the pool (module init has waited for the kernel CRNG)
+ */
 void surand_pool_init(struct surand_pool *p)
 {
 	u8 seed[SURAND_POOL_WORDS * 4];
@@ -99,7 +116,7 @@ void surand_pool_maybe_reseed(struct surand_pool *p)
 	/* Fetched outside the pool lock: get_random_bytes takes its own locks. */
 	get_random_bytes(seed, sizeof(seed));
 	spin_lock_irqsave(&p->lock, flags);
-	mix_locked(p, seed, sizeof(seed));
+	surand_pool_mix_locked(p, seed, sizeof(seed));
 	p->last_reseed = jiffies;
 	p->reseeds++;
 	spin_unlock_irqrestore(&p->lock, flags);
@@ -119,17 +136,28 @@ static void extract_buf(struct surand_pool *p, u8 out[SURAND_EXTRACT_SIZE])
 	for (i = 0; i < SURAND_POOL_WORDS; i += 16)
 		surand_sha1_transform(hash, (const u8 *)(p->pool + i));
 	/* The whole hash goes back in: the pool moves on before anyone reads it again. */
-	mix_locked(p, (const u8 *)hash, sizeof(hash));
+	surand_pool_mix_locked(p, (const u8 *)hash, sizeof(hash));
 	p->extracts++;
 	spin_unlock_irqrestore(&p->lock, flags);
+	surand_pool_fold(hash, out);
+	memzero_explicit(hash, sizeof(hash));
+}
+
+void surand_pool_fold(u32 hash[5], u8 out[SURAND_EXTRACT_SIZE])
+{
 	/* Fold in half so the output never shows the raw SHA-1 value. */
 	hash[0] ^= hash[3];
 	hash[1] ^= hash[4];
 	hash[2] ^= rol32(hash[2], 16);
 	memcpy(out, hash, SURAND_EXTRACT_SIZE);
-	memzero_explicit(hash, sizeof(hash));
 }
 
+/**
+ * surand_pool_extract() - output from a pool, SURAND_EXTRACT_SIZE bytes per SHA-1 extraction
+ * @p: the pool
+ * @out: where the bytes go
+ * @n: how many
+ */
 void surand_pool_extract(struct surand_pool *p, u8 *out, size_t n)
 {
 	u8 tmp[SURAND_EXTRACT_SIZE];

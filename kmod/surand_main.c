@@ -2,8 +2,9 @@
 /*
  * surand_main.c - surand.ko: the /dev/surandom misc device, the read and
  * write loops, module parameters, debugfs statistics and the allocation
- * counters.  The designs (legacy.c, multipool.c, taskcrng.c, percpu.c) only
- * produce bytes; everything that touches user memory is here.
+ * counters.  The designs (legacy.c, multipool.c, salted.c, taskcrng.c,
+ * nodecrng.c, percpu.c) only produce bytes; everything that touches user
+ * memory is here.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,21 +18,60 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/splice.h>
+#include <linux/topology.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 
 #include "surand_kmod.h"
 
 static char *design = "legacy";
 module_param(design, charp, 0444);
-MODULE_PARM_DESC(design, "legacy | multipool | taskcrng | percpu (read-only after load)");
+MODULE_PARM_DESC(design,
+		 "legacy | multipool | salted | taskcrng | nodecrng | percpu (read-only after load)");
 
 int surand_param_nodes;
 module_param_named(nodes, surand_param_nodes, int, 0444);
-MODULE_PARM_DESC(nodes, "multipool: pools to simulate (0: one per NUMA node)");
+MODULE_PARM_DESC(nodes, "multipool, nodecrng: nodes to simulate (0: the NUMA nodes)");
 
 int surand_param_max_tasks = 1024;
 module_param_named(max_tasks, surand_param_max_tasks, int, 0444);
 MODULE_PARM_DESC(max_tasks, "taskcrng: most processes tracked (1..1048576)");
+
+int surand_param_max_tasks_per_uid;
+module_param_named(max_tasks_per_uid, surand_param_max_tasks_per_uid, int, 0444);
+MODULE_PARM_DESC(max_tasks_per_uid,
+		 "taskcrng: most table entries of one uid (0: a quarter of max_tasks, at least 1)");
+
+/* The limiter: the same names and defaults as the userspace taskcrng backend. */
+int surand_param_rate_reads = 10; /* Ts'o: "no more than ten times a second" */
+module_param_named(rate_reads, surand_param_rate_reads, int, 0444);
+MODULE_PARM_DESC(rate_reads, "taskcrng: reads per rate window a careful reader may make (1..1000000)");
+
+int surand_param_rate_window_ms = 1000;
+module_param_named(rate_window_ms, surand_param_rate_window_ms, int, 0444);
+MODULE_PARM_DESC(rate_window_ms, "taskcrng: the rate window in ms (1..3600000)");
+
+int surand_param_budget_bytes = 32; /* Spelvin: 256 bits per reseed interval */
+module_param_named(budget_bytes, surand_param_budget_bytes, int, 0444);
+MODULE_PARM_DESC(budget_bytes, "taskcrng: bytes per budget window a careful reader may take (1..1073741824)");
+
+int surand_param_budget_window_s = 60; /* random(4): "not less than one minute" */
+module_param_named(budget_window_s, surand_param_budget_window_s, int, 0444);
+MODULE_PARM_DESC(budget_window_s, "taskcrng: the budget window in seconds (1..86400)");
+
+bool surand_param_every_reader;
+module_param_named(every_reader, surand_param_every_reader, bool, 0444);
+MODULE_PARM_DESC(every_reader, "taskcrng: every reader on its own CRNG from its first read");
+
+bool surand_param_rekey_per_read;
+module_param_named(rekey_per_read, surand_param_rekey_per_read, bool, 0444);
+MODULE_PARM_DESC(rekey_per_read,
+		 "taskcrng: replace a CRNG's key after every read (0: Ts'o's relaxation, reseed only)");
+
+bool surand_param_test_hooks;
+module_param_named(test_hooks, surand_param_test_hooks, bool, 0444);
+MODULE_PARM_DESC(test_hooks, "debugfs hooks for the guest tests (root only)");
 
 int surand_param_collect_ms = 1000;
 module_param_named(collect_ms, surand_param_collect_ms, int, 0444);
@@ -44,15 +84,26 @@ MODULE_PARM_DESC(reseed_blocks, "taskcrng: ChaCha20 blocks per CRNG key (1..2^24
 static const struct surand_design *const designs[] = {
 	&surand_design_legacy,
 	&surand_design_multipool,
+	&surand_design_salted,
 	&surand_design_taskcrng,
+	&surand_design_nodecrng,
 	&surand_design_percpu,
 };
+
 static const struct surand_design *dsg;
 
 /* ---- allocation accounting ------------------------------------------------ */
 static atomic_long_t surand_allocs = ATOMIC_LONG_INIT(0);
 static atomic_long_t surand_frees = ATOMIC_LONG_INIT(0);
 
+/**
+ * surand_kzalloc_node() - kzalloc_node(), counted for the unload balance
+ * @size: bytes
+ * @gfp: allocation flags
+ * @node: NUMA node, or NUMA_NO_NODE
+ *
+ * Return: zeroed memory, or NULL.
+ */
 void *surand_kzalloc_node(size_t size, gfp_t gfp, int node)
 {
 	void *p = kzalloc_node(size, gfp, node);
@@ -67,14 +118,57 @@ void *surand_kzalloc(size_t size, gfp_t gfp)
 	return surand_kzalloc_node(size, gfp, NUMA_NO_NODE);
 }
 
-void surand_kfree(void *p, size_t size)
+/**
+ * surand_kfree() - frees what surand_kzalloc*() gave, wiping it
+ * @p: the object, or NULL
+ *
+ * kfree_sensitive() wipes the whole slab object (slack included): every
+ * object of the module may hold key or pool material.
+ */
+void surand_kfree(void *p)
 {
 	if (!p)
 		return;
-	/* Every object may hold key or pool material. */
-	memzero_explicit(p, size);
-	kfree(p);
+	/* Every object may hold key or pool material: the whole slab object is wiped. */
+	kfree_sensitive(p);
 	atomic_long_inc(&surand_frees);
+}
+
+void *surand_kvzalloc(size_t size, gfp_t gfp)
+{
+	void *p = kvzalloc(size, gfp);
+
+	if (p)
+		atomic_long_inc(&surand_allocs);
+	return p;
+}
+
+void surand_kvfree(void *p)
+{
+	if (!p)
+		return;
+	kvfree(p);
+	atomic_long_inc(&surand_frees);
+}
+
+/**
+ * surand_node_index() - the pool or node CRNG a CPU's readers use
+ * @cpu: the reader's CPU
+ * @count: pools (or node CRNGs) there are, 1..SURAND_MAX_NODE_POOLS
+ * @simulated: true when nodes= simulates the nodes
+ *
+ * Simulated nodes: CPU c uses c % count.  Real nodes: the CPU's NUMA node,
+ * folded into the pools when there are more nodes than pools.
+ *
+ * Return: an index in 0..count-1.
+ */
+int surand_node_index(int cpu, int count, bool simulated)
+{
+	int node = simulated ? cpu : cpu_to_node(cpu);
+
+	if (node < 0)
+		node = 0;
+	return node % count;
 }
 
 void __percpu *surand_alloc_percpu(size_t size, size_t align)
@@ -119,13 +213,24 @@ enum { ST_READS, ST_READ_BYTES, ST_WRITES, ST_WRITE_BYTES, ST_FAULTS, ST_SIGNAL_
 static const char *const st_names[] = {
 	"reads", "read_bytes", "writes", "write_bytes", "faults", "signal_partial",
 };
+
 static struct surand_counters __percpu *st;
 
-static ssize_t surand_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)
+/**
+ * surand_read_iter() - read(2), readv(2), splice(2) and sendfile(2) of /dev/surandom
+ * @kiocb: the I/O control block (unused: the device has no position)
+ * @iter: where the bytes go (user memory, or a pipe for splice)
+ *
+ * Any size: output in SURAND_CHUNK_BYTES chunks; every page, a pending
+ * signal ends the read with the partial count and cond_resched() yields.
+ *
+ * Return: the bytes copied, or -EFAULT when none could be.
+ */
+static ssize_t surand_read_iter(struct kiocb *kiocb, struct iov_iter *iter)
 {
 	struct surand_req req = {};
 	u8 buf[SURAND_CHUNK_BYTES];
-	size_t done = 0, n, left;
+	size_t len = iov_iter_count(iter), done = 0, n, copied;
 	int ret;
 
 	if (!len)
@@ -144,9 +249,9 @@ static ssize_t surand_read(struct file *file, char __user *ubuf, size_t len, lof
 		}
 		n = min_t(size_t, len - done, sizeof(buf));
 		dsg->fill(&req, buf, n);
-		left = copy_to_user(ubuf + done, buf, n);
-		done += n - left;
-		if (left) {
+		copied = copy_to_iter(buf, n, iter);
+		done += copied;
+		if (copied != n) {
 			surand_count(st, ST_FAULTS);
 			break;
 		}
@@ -160,6 +265,15 @@ static ssize_t surand_read(struct file *file, char __user *ubuf, size_t len, lof
 	return done ? (ssize_t)done : -EFAULT;
 }
 
+/**
+ * surand_write() - write(2) of /dev/surandom: mixes the data in, credits nothing
+ * @file: the open device
+ * @ubuf: the user's data
+ * @len: its length (any size, mixed a page at a time)
+ * @ppos: unused
+ *
+ * Return: the bytes mixed in, or -EFAULT when none could be read.
+ */
 static ssize_t surand_write(struct file *file, const char __user *ubuf, size_t len,
 			    loff_t *ppos)
 {
@@ -186,7 +300,7 @@ static ssize_t surand_write(struct file *file, const char __user *ubuf, size_t l
 		dsg->mix(page, n); /* credits nothing: there is no entropy count */
 		done += n;
 	}
-	surand_kfree(page, PAGE_SIZE);
+	surand_kfree(page);
 	surand_count(st, ST_WRITES);
 	surand_count_add(st, ST_WRITE_BYTES, done);
 	return done ? (ssize_t)done : -EFAULT;
@@ -200,7 +314,8 @@ static __poll_t surand_poll(struct file *file, poll_table *wait)
 
 static const struct file_operations surand_fops = {
 	.owner = THIS_MODULE,
-	.read = surand_read,
+	.read_iter = surand_read_iter,
+	.splice_read = generic_file_splice_read, /* as 6.1's urandom: splice(2), sendfile(2) */
 	.write = surand_write,
 	.poll = surand_poll,
 	.llseek = noop_llseek,
@@ -214,7 +329,7 @@ static struct miscdevice surand_misc = {
 };
 
 /* ---- debugfs ------------------------------------------------------------- */
-static struct dentry *surand_dbg;
+struct dentry *surand_debugfs_dir;
 
 static int stats_show(struct seq_file *m, void *v)
 {
@@ -250,17 +365,25 @@ static int __init surand_init(void)
 		if (design && !strcmp(design, designs[i]->name))
 			dsg = designs[i];
 	if (!dsg) {
-		pr_err("unknown design=%s: valid designs are legacy, multipool, taskcrng, percpu\n",
+		pr_err("unknown design=%s: valid designs are legacy, multipool, salted, taskcrng, nodecrng, percpu\n",
 		       design ? design : "(null)");
 		return -EINVAL;
 	}
-	if (surand_param_nodes < 0 || surand_param_max_tasks < 1 ||
-	    surand_param_max_tasks > (1 << 20) || surand_param_collect_ms < 10 ||
-	    surand_param_collect_ms > 600000 || surand_param_reseed_blocks < 1 ||
-	    surand_param_reseed_blocks > (1UL << 24)) {
-		pr_err("bad parameter: nodes>=0, max_tasks 1..1048576, collect_ms 10..600000, reseed_blocks 1..16777216\n");
+	if (surand_param_nodes < 0 || surand_param_nodes > SURAND_MAX_NODE_POOLS ||
+	    surand_param_max_tasks < 1 || surand_param_max_tasks > (1 << 20) ||
+	    surand_param_max_tasks_per_uid < 0 ||
+	    surand_param_max_tasks_per_uid > surand_param_max_tasks ||
+	    surand_param_collect_ms < 10 || surand_param_collect_ms > 600000 ||
+	    surand_param_reseed_blocks < 1 || surand_param_reseed_blocks > (1UL << 24) ||
+	    surand_param_rate_reads < 1 || surand_param_rate_reads > 1000000 ||
+	    surand_param_rate_window_ms < 1 || surand_param_rate_window_ms > 3600000 ||
+	    surand_param_budget_bytes < 1 || surand_param_budget_bytes > (1 << 30) ||
+	    surand_param_budget_window_s < 1 || surand_param_budget_window_s > 86400) {
+		pr_err("bad parameter: nodes 0..64, max_tasks 1..1048576, max_tasks_per_uid 0..max_tasks, collect_ms 10..600000, reseed_blocks 1..16777216, rate_reads 1..1000000, rate_window_ms 1..3600000, budget_bytes 1..2^30, budget_window_s 1..86400\n");
 		return -EINVAL;
 	}
+	if (!surand_param_max_tasks_per_uid)
+		surand_param_max_tasks_per_uid = max(surand_param_max_tasks / 4, 1);
 	/* Fail closed: never serve output from an unseeded kernel CRNG. */
 	ret = wait_for_random_bytes();
 	if (ret)
@@ -268,12 +391,13 @@ static int __init surand_init(void)
 	st = surand_counters_alloc();
 	if (!st)
 		return -ENOMEM;
+	/* Before init: a design may add its own debugfs files (test hooks). */
+	surand_debugfs_dir = debugfs_create_dir("surand", NULL);
+	debugfs_create_file("stats", 0400, surand_debugfs_dir, NULL, &stats_fops);
+	debugfs_create_file("self", 0444, surand_debugfs_dir, NULL, &self_fops);
 	ret = dsg->init();
 	if (ret)
 		goto fail_counters;
-	surand_dbg = debugfs_create_dir("surand", NULL);
-	debugfs_create_file("stats", 0400, surand_dbg, NULL, &stats_fops);
-	debugfs_create_file("self", 0444, surand_dbg, NULL, &self_fops);
 	/* Last: no reader may see a half-initialised design. */
 	ret = misc_register(&surand_misc);
 	if (ret)
@@ -282,9 +406,9 @@ static int __init surand_init(void)
 	return 0;
 
 fail_design:
-	debugfs_remove_recursive(surand_dbg);
 	dsg->exit();
 fail_counters:
+	debugfs_remove_recursive(surand_debugfs_dir);
 	surand_counters_free(st);
 	return ret;
 }
@@ -294,7 +418,7 @@ static void __exit surand_exit(void)
 	long a, f;
 
 	misc_deregister(&surand_misc);
-	debugfs_remove_recursive(surand_dbg);
+	debugfs_remove_recursive(surand_debugfs_dir);
 	dsg->exit();
 	surand_counters_free(st);
 	a = atomic_long_read(&surand_allocs);
@@ -308,4 +432,4 @@ module_init(surand_init);
 module_exit(surand_exit);
 MODULE_LICENSE("Dual MIT/GPL");
 MODULE_AUTHOR("surand project");
-MODULE_DESCRIPTION("/dev/surandom: the 2015 scalable-urandom designs (legacy, multipool, taskcrng, percpu)");
+MODULE_DESCRIPTION("/dev/surandom: the 2015 scalable-urandom designs and their successors");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make check entry for surand.ko: runs scripts/kernel-test.sh (Debian's 6.1
-# kernel under qemu TCG, about 2 minutes) and passes its PASS/FAIL lines on.
+# kernel under qemu TCG, about 2-3 minutes) and passes its PASS/FAIL lines on.
 # Missing prerequisites: SKIP with the apt-get line, FAIL under
 # SURAND_REQUIRE_ALL=1 (CI).  The guest's summary becomes a "#" line: the
 # run's only summary is scripts/run-tests.sh's.

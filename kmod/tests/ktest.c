@@ -9,7 +9,11 @@
  *   PASS kernel/<config>/<test>
  *   FAIL kernel/<config>/<test>: <why>
  *   BENCH <source> <design> threads=<n> bytes=<size> mbps=<MB/s>
+ *   KTEST-PLAN <n>   (first: the results this run will print)
+ *   KTEST-DONE <n>   (last: the results it printed)
  * Every test runs in its own process with a deadline (SIGKILL when over).
+ * The host counts the PASS/FAIL lines against both numbers, so a run that
+ * stops early (a killed ktest, a guest panic) never reads as a pass.
  *
  * Usage: ktest all [threads_per_design_reads]   (the host's default run)
  *        ktest exec-child <serial>              (used by the exec test)
@@ -29,6 +33,7 @@
 #include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -36,13 +41,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chacha20.h"
+#include "sha1.h"
+
 #define DEV "/dev/surandom"
 #define MODULE_PATH "/surand.ko"
 #define STATS "/sys/kernel/debug/surand/stats"
 #define SELF "/sys/kernel/debug/surand/self"
+#define PARAMS "/sys/module/surand/parameters/"
 #define MIB (1024 * 1024)
 
 static const char *g_config = "-"; /* the module configuration under test */
+static int g_results; /* PASS/FAIL lines the parent printed (one per result) */
 static const char *g_case = "-";
 static long g_thread_reads = 20000; /* per thread, threads test */
 
@@ -109,6 +119,7 @@ static int run_case(const char *name, void (*fn)(void), int deadline_s)
 	pid_t pid, w;
 
 	g_case = name;
+	g_results++; /* every run_case ends in exactly one PASS or FAIL line */
 	pid = fork();
 	if (pid < 0) {
 		out("FAIL kernel/%s/%s: fork: %s", g_config, name, strerror(errno));
@@ -319,6 +330,34 @@ static int check_unload_line(char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * Statistics of one large read: no zero run of 8 bytes or more anywhere
+ * (every 64-byte window is scanned; 2^-64 per position by chance), the
+ * monobit count within 6 standard deviations, and the byte chi-square
+ * (255 degrees of freedom) inside [142, 415], its +-6 sigma band by the
+ * Wilson-Hilferty approximation.  A false FAIL is about a 1e-9 event.
+ */
+static void check_stats(const unsigned char *p, size_t n, const char *what)
+{
+	unsigned long long ones = 0, counts[256] = { 0 };
+	double chi = 0, e = n / 256.0, z;
+	size_t i, run = 0;
+
+	for (i = 0; i < n; i++) {
+		run = p[i] ? 0 : run + 1;
+		CHECK(run < 8, "%s: a run of 8 zero bytes ends at offset %zu (64-byte window %zu)",
+		      what, i, i / 64);
+		ones += __builtin_popcount(p[i]);
+		counts[p[i]]++;
+	}
+	z = ((double)ones - n * 4.0) / (__builtin_sqrt(n * 8.0) / 2);
+	CHECK(z > -6 && z < 6, "%s: monobit z = %.2f over %zu bits", what, z, n * 8);
+	for (i = 0; i < 256; i++)
+		chi += (counts[i] - e) * (counts[i] - e) / e;
+	CHECK(chi > 142 && chi < 415, "%s: byte chi-square %.1f (255 df) outside [142, 415]", what,
+	      chi);
+}
+
 /* ---- tests for every design ----------------------------------------------- */
 static void t_device(void)
 {
@@ -373,6 +412,8 @@ static void t_reads(void)
 		CHECK(n < 32 || !all_zero(buf + n - 16, 16), "read(%zu): last 16 bytes are zero", n);
 		for (size_t k = 0; k < 64; k++)
 			CHECK(buf[n + k] == 0xa5, "read(%zu) wrote past the end", n);
+		if (n >= 65536)
+			check_stats(buf, n, n == MIB ? "read(1 MiB)" : "read(64 KiB+)");
 	}
 	CHECK(read(fd, buf, 0) == 0, "read(0) != 0");
 	free(buf);
@@ -696,20 +737,6 @@ static void t_tc_careful(void)
 	close(fd);
 }
 
-/* taskcrng: more than 10 reads a second switches (reads of 1 byte: 12 bytes in all). */
-static void t_tc_rate(void)
-{
-	unsigned char b[1];
-	int i, fd = open_dev();
-
-	for (i = 0; i < 10; i++)
-		read_full(fd, b, 1);
-	CHECK(self_get("crng") == 0, "switched after 10 reads (the limit is >10/s)");
-	read_full(fd, b, 1);
-	CHECK(self_get("crng") == 1, "not switched after 11 reads within a second");
-	close(fd);
-}
-
 /* taskcrng: more than 32 bytes of history (request included) switches. */
 static void t_tc_bytes(void)
 {
@@ -904,6 +931,507 @@ static void t_tc_reseed(void)
 	close(fd);
 }
 
+/* ---- every design: the device as a kernel user expects it ------------------ */
+/* An open fd holds the module: delete_module(O_NONBLOCK) fails busy, the fd still reads. */
+static void t_unload_open(void)
+{
+	unsigned char b[64];
+	int fd = open_dev(), r;
+
+	r = syscall(SYS_delete_module, "surand", O_NONBLOCK);
+	/* 6.1's try_stop_module answers -EWOULDBLOCK (EAGAIN); EBUSY on older kernels. */
+	CHECK(r == -1 && (errno == EAGAIN || errno == EBUSY),
+	      "delete_module with an fd open gave %d (%s), want EAGAIN/EBUSY", r,
+	      r ? strerror(errno) : "success");
+	read_full(fd, b, sizeof(b));
+	CHECK(!all_zero(b, sizeof(b)), "zeros after the refused unload");
+	close(fd);
+}
+
+/* splice(2) from the device into a pipe (read_iter + splice_read). */
+static void t_splice(void)
+{
+	unsigned char *a = malloc(65536), *b = malloc(65536);
+	int fd = open_dev(), p[2];
+	ssize_t r, got;
+
+	CHECK(a && b, "malloc");
+	CHECK(pipe(p) == 0, "pipe");
+	CHECK(fcntl(p[1], F_SETPIPE_SZ, 65536) >= 65536 || 1, "F_SETPIPE_SZ");
+	for (got = 0; got < 65536; got += r) {
+		r = splice(fd, NULL, p[1], NULL, 65536 - got, 0);
+		CHECK(r > 0, "splice from %s gave %zd (%s)", DEV, r, r < 0 ? strerror(errno) : "0");
+		CHECK(read(p[0], a + got, r) == r, "read from the pipe");
+	}
+	read_full(fd, b, 65536);
+	CHECK(memcmp(a, b, 65536) != 0, "splice and read gave the same 64 KiB");
+	check_stats(a, 65536, "splice(64 KiB)");
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	free(a);
+	free(b);
+}
+
+/* sendfile(2) from the device to a tmpfs file. */
+static void t_sendfile(void)
+{
+	unsigned char *a = malloc(65536);
+	int fd = open_dev(), ofd = open("/tmp/sendfile.out", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ssize_t r, got;
+
+	CHECK(a, "malloc");
+	CHECK(ofd >= 0, "open /tmp/sendfile.out: %s", strerror(errno));
+	for (got = 0; got < 65536; got += r) {
+		r = sendfile(ofd, fd, NULL, 65536 - got);
+		CHECK(r > 0, "sendfile from %s gave %zd (%s)", DEV, r, r < 0 ? strerror(errno) : "0");
+	}
+	CHECK(pread(ofd, a, 65536, 0) == 65536, "pread");
+	check_stats(a, 65536, "sendfile(64 KiB)");
+	close(ofd);
+	unlink("/tmp/sendfile.out");
+	close(fd);
+	free(a);
+}
+
+/* ---- seeding: the first 64 bytes after every load ------------------------- */
+#define SEED_MAX 32
+static unsigned char g_first[SEED_MAX][64];
+static const char *g_first_cfg[SEED_MAX];
+static int g_nfirst;
+
+/* The 2015 pool's mix (sign-extended bytes), for the all-zero pool reference. */
+static const uint32_t twist[8] = { 0x00000000, 0x3b6e20c8, 0x76dc4190, 0x4db26158,
+				   0xedb88320, 0xd6d6a3e8, 0x9b64c2b0, 0xa00ae278 };
+struct refpool {
+	uint32_t w[32];
+	unsigned add_ptr, rot;
+};
+static uint32_t rol(uint32_t x, unsigned n)
+{
+	return n ? (x << n) | (x >> (32 - n)) : x;
+}
+static void ref_mix(struct refpool *p, const unsigned char *b, size_t n)
+{
+	unsigned i = p->add_ptr;
+	uint32_t w;
+
+	while (n--) {
+		w = rol((uint32_t)(int32_t)(signed char)*b++, p->rot & 31);
+		i = (i - 1) & 31;
+		w ^= p->w[i] ^ p->w[(i + 26) & 31] ^ p->w[(i + 19) & 31] ^ p->w[(i + 14) & 31] ^
+		     p->w[(i + 7) & 31] ^ p->w[(i + 1) & 31];
+		p->w[i] = (w >> 3) ^ twist[w & 7];
+		p->rot = (p->rot + (i ? 7 : 14)) & 31;
+	}
+	p->add_ptr = i;
+}
+/* What a pool design would serve if its seed were all zeros (no get_random_bytes). */
+static void ref_zero_pool(unsigned char out[64])
+{
+	struct refpool p;
+	unsigned char zero[128] = { 0 }, blk[64];
+	uint32_t h[5];
+	size_t done = 0, k;
+	int i;
+
+	memset(&p, 0, sizeof(p));
+	ref_mix(&p, zero, sizeof(zero));
+	while (done < 64) {
+		surand_sha1_init_state(h);
+		for (i = 0; i < 32; i += 16) {
+			memcpy(blk, p.w + i, 64);
+			surand_sha1_transform(h, blk);
+		}
+		ref_mix(&p, (const unsigned char *)h, 20);
+		h[0] ^= h[3];
+		h[1] ^= h[4];
+		h[2] ^= rol(h[2], 16);
+		k = 64 - done < 10 ? 64 - done : 10;
+		memcpy(out + done, h, k);
+		done += k;
+	}
+}
+
+/* The first read after a load, by a child (taskcrng: no entry stays behind). */
+static void record_first(const char *cfg)
+{
+	int p[2], status;
+	pid_t pid;
+
+	if (g_nfirst >= SEED_MAX || pipe(p))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		unsigned char b[64];
+		int fd = open(DEV, O_RDONLY);
+
+		if (fd < 0 || read(fd, b, 64) != 64 || write(p[1], b, 64) != 64)
+			_exit(1);
+		_exit(0);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0 && read(p[0], g_first[g_nfirst], 64) == 64)
+		g_first_cfg[g_nfirst++] = cfg;
+	close(p[0]);
+	close(p[1]);
+}
+
+static void t_seeding(void)
+{
+	unsigned char zpool[64], zchacha[64];
+	uint32_t zkey[8] = { 0 };
+	int i, j;
+
+	CHECK(g_nfirst >= 8, "only %d loads recorded their first read, want >= 8", g_nfirst);
+	ref_zero_pool(zpool);
+	surand_chacha20_blocks_portable(zkey, 0, 0, zchacha, 1);
+	for (i = 0; i < g_nfirst; i++) {
+		CHECK(memcmp(g_first[i], zchacha, 16) != 0,
+		      "%s: the first read is ChaCha20 under the all-zero key", g_first_cfg[i]);
+		CHECK(memcmp(g_first[i], zpool, 10) != 0,
+		      "%s: the first read is the all-zero pool's output", g_first_cfg[i]);
+		for (j = 0; j < i; j++)
+			CHECK(memcmp(g_first[i], g_first[j], 64) != 0,
+			      "loads %d (%s) and %d (%s) started with the same 64 bytes", j,
+			      g_first_cfg[j], i, g_first_cfg[i]);
+	}
+}
+
+/* ---- salted ------------------------------------------------------------------ */
+static void t_salted_extract(void)
+{
+	unsigned char b[100];
+	long long before;
+	int fd = open_dev();
+
+	before = stat_get("extractions");
+	read_full(fd, b, 100);
+	CHECK(stat_get("extractions") - before == 10, "100 bytes took %lld extractions, want 10",
+	      stat_get("extractions") - before);
+	close(fd);
+}
+
+/*
+ * The defining property: while another CPU holds the pool lock, readers
+ * still complete (their hashes wait in the buffer), and none waits for it.
+ */
+static void t_salted_lockless(void)
+{
+	long long waits = stat_get("lock_waits"), app = stat_get("mixback_appended"),
+		  folded, holds = stat_get("test_holds");
+	unsigned char b[10];
+	int i, fd = open_dev(), hfd, status, done = 0;
+	pid_t pid;
+
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		pin_cpu(0);
+		hfd = open("/sys/kernel/debug/surand/test_hold_ms", O_WRONLY);
+		if (hfd < 0 || write(hfd, "2000", 4) != 4)
+			_exit(2);
+		_exit(0);
+	}
+	pin_cpu(2);
+	for (i = 0; i < 400 && file_get(STATS, "holding") != 1; i++)
+		msleep(5);
+	CHECK(file_get(STATS, "holding") == 1, "the holder never took the lock");
+	/* 20 reads of one extraction each while the lock is held elsewhere. */
+	for (i = 0; i < 20; i++) {
+		read_full(fd, b, sizeof(b));
+		done++;
+	}
+	CHECK(file_get(STATS, "holding") == 1,
+	      "the lock was released before the 20 reads finished (hold too short for this host?)");
+	CHECK(stat_get("mixback_appended") - app >= done,
+	      "only %lld of %d hashes went to the buffer", stat_get("mixback_appended") - app, done);
+	CHECK(stat_get("lock_waits") == waits, "a reader waited for the pool lock");
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "holder failed");
+	CHECK(stat_get("test_holds") == holds + 1, "test_holds did not move");
+	/* The holder's release folded every waiting hash in. */
+	folded = stat_get("mixback_folded");
+	CHECK(stat_get("mixback_waiting") == 0, "%lld hashes left in the buffer after the release",
+	      stat_get("mixback_waiting"));
+	(void)folded;
+	close(fd);
+}
+
+/* ---- nodecrng ----------------------------------------------------------------- */
+static void nc_expect(int cpu, int want, int nnodes)
+{
+	char key[32];
+	long long before[8], after;
+	unsigned char b[100];
+	int i, fd = open_dev();
+
+	pin_cpu(cpu);
+	for (i = 0; i < nnodes; i++) {
+		snprintf(key, sizeof(key), "node%d_protects", i);
+		before[i] = stat_get(key);
+	}
+	read_full(fd, b, 100);
+	for (i = 0; i < nnodes; i++) {
+		snprintf(key, sizeof(key), "node%d_protects", i);
+		after = stat_get(key);
+		CHECK(after - before[i] == (i == want), "CPU %d: node CRNG %d served %lld reads (want %d)",
+		      cpu, i, after - before[i], i == want);
+	}
+	close(fd);
+}
+
+static void t_nodecrng_nodes(void)
+{
+	CHECK(stat_get("nodes") == 2, "nodes = %lld, want 2", stat_get("nodes"));
+	nc_expect(0, 0, 2);
+	nc_expect(1, 0, 2);
+	nc_expect(2, 1, 2);
+	nc_expect(3, 1, 2);
+}
+
+/*
+ * The 32-byte key mixback after every read: blocks per read as 4.8's
+ * extract_crng_user + crng_backtrack_protect take them (one per 64 bytes,
+ * plus one when fewer than 32 bytes of the last block, rounded up to a
+ * word, are left), and one protect per read.
+ */
+static void t_nodecrng_mixback(void)
+{
+	static const struct { size_t len; int blocks, extra; } c[] = {
+		{ 1, 1, 0 }, { 16, 1, 0 }, { 32, 1, 0 }, { 33, 1, 1 }, { 40, 1, 1 }, { 64, 1, 1 },
+		{ 65, 2, 0 }, { 128, 2, 1 }, { 200, 4, 0 }, { 300, 5, 1 },
+	};
+	unsigned char b[300];
+	long long b0, p0, e0;
+	size_t i;
+	int fd = open_dev();
+
+	pin_cpu(0);
+	read_full(fd, b, 16); /* the first read reseeds a stale node from the primary */
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		b0 = stat_get("node0_blocks");
+		p0 = stat_get("node0_protects");
+		e0 = stat_get("node0_protect_blocks");
+		read_full(fd, b, c[i].len);
+		CHECK(stat_get("node0_protects") == p0 + 1, "read(%zu): %lld key mixbacks, want 1",
+		      c[i].len, stat_get("node0_protects") - p0);
+		CHECK(stat_get("node0_protect_blocks") == e0 + c[i].extra,
+		      "read(%zu): %lld extra blocks for the mixback, want %d", c[i].len,
+		      stat_get("node0_protect_blocks") - e0, c[i].extra);
+		CHECK(stat_get("node0_blocks") == b0 + c[i].blocks + c[i].extra,
+		      "read(%zu): %lld blocks, want %d", c[i].len, stat_get("node0_blocks") - b0,
+		      c[i].blocks + c[i].extra);
+	}
+	close(fd);
+}
+
+/* ---- taskcrng: the limiter and its modes -------------------------------------- */
+static long long param_get(const char *name)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	CHECK(n > 0, "read %s", path);
+	buf[n] = 0;
+	if (buf[0] == 'Y')
+		return 1;
+	if (buf[0] == 'N')
+		return 0;
+	return atoll(buf);
+}
+
+/* The limiter's defaults are the documented ones (docs/kernel-module.md). */
+static void t_tc_defaults(void)
+{
+	CHECK(param_get("rate_reads") == 10, "rate_reads %lld, want 10", param_get("rate_reads"));
+	CHECK(param_get("rate_window_ms") == 1000, "rate_window_ms %lld, want 1000",
+	      param_get("rate_window_ms"));
+	CHECK(param_get("budget_bytes") == 32, "budget_bytes %lld, want 32",
+	      param_get("budget_bytes"));
+	CHECK(param_get("budget_window_s") == 60, "budget_window_s %lld, want 60",
+	      param_get("budget_window_s"));
+	CHECK(param_get("every_reader") == 0, "every_reader on by default");
+	CHECK(param_get("rekey_per_read") == 0, "rekey_per_read on by default");
+	CHECK(stat_get("max_tasks_per_uid") == 256, "max_tasks_per_uid %lld, want 256 (max_tasks / 4)",
+	      stat_get("max_tasks_per_uid"));
+	CHECK(stat_get("buckets") == 1024, "buckets %lld, want 1024 for max_tasks 1024",
+	      stat_get("buckets"));
+}
+
+/* Default rekey_per_read=0: reads on the CRNG replace no key between reads. */
+static void t_tc_norekey(void)
+{
+	long long rk = stat_get("crng_rekeys");
+	unsigned char b[64];
+	int i, fd = open_dev();
+
+	read_full(fd, b, 64); /* over the budget: on its CRNG */
+	CHECK(self_get("crng") == 1, "not switched");
+	for (i = 0; i < 5; i++)
+		read_full(fd, b, 64);
+	CHECK(stat_get("crng_rekeys") == rk, "crng_rekeys moved by %lld with rekey_per_read=0",
+	      stat_get("crng_rekeys") - rk);
+	close(fd);
+}
+
+/*
+ * taskcrng-rate (budget_bytes large, so only the rate can switch): a burst
+ * of 1-byte reads.  Never switched before read rate_reads + 1; switched by
+ * the rate by the end of the burst; and when the first 11 reads took under
+ * one rate window by the test's clock, exactly at read 11.
+ */
+static void t_tc_rate(void)
+{
+	long long by_rate = stat_get("switch_rate");
+	unsigned char b[1];
+	double t0 = 0, t11 = 0;
+	int i, at = 0, fd = open_dev();
+
+	for (i = 1; i <= 200 && !at; i++) {
+		if (i == 1)
+			t0 = now_s();
+		read_full(fd, b, 1);
+		if (i == 11)
+			t11 = now_s();
+		if (self_get("crng") == 1)
+			at = i;
+	}
+	CHECK(at, "not switched after 200 reads");
+	CHECK(at >= 11, "switched at read %d, before the 11th (rate_reads=10)", at);
+	CHECK(stat_get("switch_rate") == by_rate + 1, "the switch was not counted as the rate's");
+	CHECK(at == 11 || t11 - t0 >= 0.99,
+	      "11 reads within %.2f s did not switch at read 11 (switched at %d)", t11 - t0, at);
+	close(fd);
+}
+
+/* taskcrng-modes: every_reader=1 puts a reader on its CRNG at its first read. */
+static void t_tc_every_reader(void)
+{
+	long long every = stat_get("switch_every_reader"), pool = stat_get("pool_reads");
+	unsigned char b[1];
+	int fd = open_dev();
+
+	CHECK(param_get("every_reader") == 1, "every_reader is not set in this configuration");
+	read_full(fd, b, 1);
+	CHECK(self_get("crng") == 1, "a 1-byte first read did not put the reader on its CRNG");
+	CHECK(stat_get("switch_every_reader") == every + 1, "switch_every_reader did not move");
+	CHECK(stat_get("pool_reads") == pool, "a read was served by the pool");
+	close(fd);
+}
+
+/* taskcrng-modes: rekey_per_read=1 replaces the CRNG key after every read. */
+static void t_tc_rekey(void)
+{
+	long long rk = stat_get("crng_rekeys");
+	unsigned char b[64];
+	int i, fd = open_dev();
+
+	for (i = 0; i < 5; i++)
+		read_full(fd, b, 64);
+	CHECK(stat_get("crng_rekeys") - rk == 5, "5 reads made %lld key replacements, want 5",
+	      stat_get("crng_rekeys") - rk);
+	close(fd);
+}
+
+/* taskcrng-modes (max_tasks=64, max_tasks_per_uid=8): one uid cannot fill the table. */
+#define UID_KIDS 12
+static void t_tc_per_uid(void)
+{
+	long long full0 = stat_get("uid_full"), ent0;
+	int ready[2], go[2], i, status, fd;
+	pid_t kids[UID_KIDS];
+	unsigned char b[16];
+	char c;
+
+	CHECK(stat_get("max_tasks_per_uid") == 8, "max_tasks_per_uid %lld, want 8",
+	      stat_get("max_tasks_per_uid"));
+	/* The earlier tests' processes are gone: their entries go within collect_ms=100. */
+	for (i = 0; i < 100 && stat_get("entries") > 0; i++)
+		msleep(50);
+	ent0 = stat_get("entries");
+	CHECK(ent0 == 0, "%lld entries of gone processes left after 5 s", ent0);
+	CHECK(pipe(ready) == 0 && pipe(go) == 0, "pipe");
+	for (i = 0; i < UID_KIDS; i++) {
+		kids[i] = fork();
+		CHECK(kids[i] >= 0, "fork");
+		if (kids[i] == 0) {
+			close(go[1]);
+			if (setgid(1000) || setuid(1000))
+				_exit(2);
+			fd = open(DEV, O_RDONLY);
+			if (fd < 0 || read(fd, b, 16) != 16)
+				_exit(3);
+			if (write(ready[1], "r", 1) != 1)
+				_exit(4);
+			if (read(go[0], &c, 1) < 0)
+				_exit(5);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	for (i = 0; i < UID_KIDS; i++)
+		CHECK(read(ready[0], &c, 1) == 1, "child %d did not report", i);
+	CHECK(stat_get("entries") - ent0 == 8, "uid 1000's %d readers hold %lld entries, want 8",
+	      UID_KIDS, stat_get("entries") - ent0);
+	CHECK(stat_get("uid_full") - full0 >= UID_KIDS - 8, "uid_full moved by %lld, want >= %d",
+	      stat_get("uid_full") - full0, UID_KIDS - 8);
+	/* Another user still gets an entry. */
+	fd = open_dev();
+	read_full(fd, b, 16);
+	CHECK(self_get("tracked") == 1, "root was refused an entry while uid 1000 is at its cap");
+	close(fd);
+	close(go[1]);
+	for (i = 0; i < UID_KIDS; i++) {
+		CHECK(waitpid(kids[i], &status, 0) == kids[i], "waitpid");
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed (%d)",
+		      WEXITSTATUS(status));
+	}
+}
+
+/*
+ * taskcrng-big (max_tasks=65536, collect_ms=100, test_hooks=1): 65,536
+ * entries of gone processes; the hash has 65,536 buckets, the longest chain
+ * stays at 16 or less (the collector may already be freeing them), every
+ * lock hold of the collector examines one bucket (16 entries at most), and
+ * the collector frees them all.
+ */
+static void t_tc_scale(void)
+{
+	long long chain, hold, coll0 = stat_get("entries_collected");
+	int fd, i;
+	double t0;
+
+	CHECK(stat_get("buckets") == 65536, "buckets %lld, want 65536", stat_get("buckets"));
+	fd = open("/sys/kernel/debug/surand/test_fill", O_WRONLY);
+	CHECK(fd >= 0, "open test_fill: %s", strerror(errno));
+	t0 = now_s();
+	CHECK(write(fd, "65536", 5) == 5, "test_fill 65536: %s", strerror(errno));
+	close(fd);
+	chain = stat_get("max_chain");
+	out("# taskcrng-big: 65536 entries inserted in %.1f s, longest chain %lld", now_s() - t0,
+	    chain);
+	CHECK(stat_get("entries") + stat_get("entries_collected") - coll0 >= 65536,
+	      "entries %lld + collected %lld after inserting 65536", stat_get("entries"),
+	      stat_get("entries_collected") - coll0);
+	CHECK(chain <= 16, "longest chain %lld with 65536 entries in 65536 buckets", chain);
+	for (i = 0; i < 600 && stat_get("entries_collected") - coll0 < 65536; i++)
+		msleep(50);
+	CHECK(stat_get("entries_collected") - coll0 >= 65536, "%lld of 65536 entries collected",
+	      stat_get("entries_collected") - coll0);
+	hold = stat_get("collect_max_hold");
+	out("# taskcrng-big: collector pass %lld us at most, at most %lld entries per lock hold",
+	    stat_get("collect_max_us"), hold);
+	/* The collector never holds the lock for more than one short chain. */
+	CHECK(hold >= 1 && hold <= 16, "a lock hold examined %lld entries (bound 16)", hold);
+}
+
 /* ---- load/unload cycles while readers open, read and close --------------- */
 static const char *g_params;
 #define LC_READERS 3
@@ -969,7 +1497,11 @@ static void t_bad_params(void)
 	static const char *const bad[] = { "design=bogus", "design=", "design=multipool nodes=-1",
 					   "design=taskcrng max_tasks=0",
 					   "design=taskcrng collect_ms=1",
-					   "design=multipool nodes=65" };
+					   "design=multipool nodes=65",
+					   "design=taskcrng max_tasks=16 max_tasks_per_uid=17",
+					   "design=taskcrng rate_reads=0", "design=taskcrng budget_bytes=0",
+					   "design=taskcrng rate_window_ms=0",
+					   "design=taskcrng budget_window_s=0" };
 	char *log, *p;
 	size_t i;
 	int r;
@@ -984,7 +1516,7 @@ static void t_bad_params(void)
 	log = klog();
 	CHECK(log, "klog");
 	p = strstr(log, "surand: unknown design=bogus: valid designs are legacy, multipool, "
-			"taskcrng, percpu");
+			"salted, taskcrng, nodecrng, percpu");
 	CHECK(p, "no one-line printk naming the valid designs");
 	free(log);
 }
@@ -992,9 +1524,16 @@ static void t_bad_params(void)
 /* ---- the kernel log -------------------------------------------------------- */
 static void t_dmesg(void)
 {
-	static const char *const bad[] = { "WARNING:", "BUG:", "sleeping function called",
-					   "Oops", "Call Trace", "general protection",
-					   "surand: LEAK", "list_del corruption", "refcount_t:" };
+	static const char *const bad[] = {
+		"WARNING:", "BUG:", "sleeping function called", "Oops", "Call Trace",
+		"general protection", "surand: LEAK", "list_del corruption", "refcount_t:",
+		"INFO: task",                 /* hung task */
+		"detected stalls", "rcu_sched self-detected", /* RCU stalls */
+		"soft lockup", "hard LOCKUP",
+		"possible circular locking", "possible recursive locking",
+		"inconsistent lock state", "lockdep", /* lockdep (CONFIG_PROVE_LOCKING) */
+		"KCSAN", "data-race",          /* KCSAN */
+	};
 	char *log = klog(), *p, line[200];
 	size_t i;
 
@@ -1073,6 +1612,78 @@ static void bench_one(int src, const char *design, int nthreads)
 	    BENCH_BYTES, total / (t1 - t0) / 1e6);
 }
 
+/*
+ * The mixed workload (Ts'o: "one /dev/urandom abuser can minopolize the
+ * locck and cause problems for a shell script"): one careful reader, a
+ * 16-byte read every 10 ms (100 reads, its latency recorded), beside 0, 1,
+ * 2 and 4 x nproc abuser processes reading 4 KiB in a loop.
+ */
+#define MIXED_SAMPLES 100
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void mixed_one(const char *path, const char *name, int nab)
+{
+	double lat[MIXED_SAMPLES], t;
+	struct timespec next;
+	pid_t kids[64];
+	unsigned char b[16];
+	int i, fd;
+
+	for (i = 0; i < nab; i++) {
+		kids[i] = fork();
+		CHECK(kids[i] >= 0, "fork");
+		if (kids[i] == 0) {
+			static unsigned char big[4096];
+			int afd = open(path, O_RDONLY);
+
+			if (afd < 0)
+				_exit(2);
+			for (;;)
+				if (read(afd, big, sizeof(big)) != sizeof(big))
+					_exit(3);
+		}
+	}
+	msleep(50);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0, "open %s", path);
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (i = 0; i < MIXED_SAMPLES; i++) {
+		t = now_s();
+		read_full(fd, b, sizeof(b));
+		lat[i] = (now_s() - t) * 1e6;
+		next.tv_nsec += 10000000L;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+	}
+	close(fd);
+	for (i = 0; i < nab; i++)
+		kill(kids[i], SIGKILL);
+	for (i = 0; i < nab; i++)
+		waitpid(kids[i], NULL, 0);
+	qsort(lat, MIXED_SAMPLES, sizeof(lat[0]), cmp_double);
+	out("MIXED %s abusers=%d samples=%d p50_us=%.0f p99_us=%.0f max_us=%.0f", name, nab,
+	    MIXED_SAMPLES, lat[MIXED_SAMPLES / 2], lat[MIXED_SAMPLES * 99 / 100 - 1],
+	    lat[MIXED_SAMPLES - 1]);
+}
+
+static void bench_mixed(const char *path, const char *name)
+{
+	int n = (int)sysconf(_SC_NPROCESSORS_ONLN), counts[4] = { 0, 1, 2, 0 }, i;
+
+	counts[3] = 4 * (n > 0 && n <= 16 ? n : 4);
+	for (i = 0; i < 4; i++)
+		mixed_one(path, name, counts[i]);
+}
+
 static const int bench_threads[] = { 1, 2, 4 };
 static const char *g_bench_design;
 static void t_bench_surandom(void)
@@ -1081,6 +1692,12 @@ static void t_bench_surandom(void)
 
 	for (i = 0; i < 3; i++)
 		bench_one(SRC_SURANDOM, g_bench_design, bench_threads[i]);
+	bench_mixed(DEV, g_bench_design);
+	/* salted: readers wait for the pool lock only when the mixback buffer is full. */
+	if (!strcmp(g_bench_design, "salted"))
+		out("BENCHLOCK salted extractions=%lld trylock_mixbacks=%lld appended=%lld lock_waits=%lld",
+		    stat_get("extractions"), stat_get("mixback_trylock"),
+		    stat_get("mixback_appended"), stat_get("lock_waits"));
 }
 
 static void t_bench_system(void)
@@ -1091,6 +1708,7 @@ static void t_bench_system(void)
 		bench_one(SRC_URANDOM, "-", bench_threads[i]);
 		bench_one(SRC_GETRANDOM, "-", bench_threads[i]);
 	}
+	bench_mixed("/dev/urandom", "urandom");
 }
 
 /* ---- the run ----------------------------------------------------------------- */
@@ -1109,22 +1727,37 @@ static const struct tcase common_cases[] = {
 	{ "signal", t_signal, 30 },
 	{ "efault", t_efault, 20 },
 	{ "write_poll", t_write_poll, 30 },
+	{ "splice", t_splice, 30 },
+	{ "sendfile", t_sendfile, 30 },
+	{ "unload_open", t_unload_open, 20 },
 	{ NULL, NULL, 0 },
 };
-static const struct tcase legacy_cases[] = { { "extract", t_legacy_extract, 20 }, { NULL, NULL, 0 } };
-static const struct tcase multipool_cases[] = { { "nodes", t_multipool_nodes, 20 },
-						 { NULL, NULL, 0 } };
+#define END_CASES { NULL, NULL, 0 }
+static const struct tcase legacy_cases[] = { { "extract", t_legacy_extract, 20 }, END_CASES };
+static const struct tcase multipool_cases[] = { { "nodes", t_multipool_nodes, 20 }, END_CASES };
 static const struct tcase multipool3_cases[] = { { "simulated", t_multipool_sim3, 20 },
-						  { NULL, NULL, 0 } };
+						  END_CASES };
+static const struct tcase salted_cases[] = {
+	{ "extract", t_salted_extract, 20 }, { "lockless", t_salted_lockless, 30 }, END_CASES,
+};
 static const struct tcase taskcrng_cases[] = {
-	{ "careful", t_tc_careful, 20 }, { "rate", t_tc_rate, 20 },
-	{ "bytes", t_tc_bytes, 20 },     { "pid_reuse", t_tc_pid_reuse, 30 },
-	{ "exec", t_tc_exec, 20 },       { NULL, NULL, 0 },
+	{ "defaults", t_tc_defaults, 20 }, { "careful", t_tc_careful, 20 },
+	{ "bytes", t_tc_bytes, 20 },       { "norekey", t_tc_norekey, 20 },
+	{ "pid_reuse", t_tc_pid_reuse, 30 }, { "exec", t_tc_exec, 20 }, END_CASES,
 };
+static const struct tcase taskcrng_rate_cases[] = { { "rate", t_tc_rate, 60 }, END_CASES };
 static const struct tcase taskcrng_small_cases[] = {
-	{ "table_cap", t_tc_table_cap, 60 }, { "reseed", t_tc_reseed, 30 }, { NULL, NULL, 0 },
+	{ "table_cap", t_tc_table_cap, 60 }, { "reseed", t_tc_reseed, 30 }, END_CASES,
 };
-static const struct tcase percpu_cases[] = { { "cpus", t_percpu_cpus, 20 }, { NULL, NULL, 0 } };
+static const struct tcase taskcrng_modes_cases[] = {
+	{ "every_reader", t_tc_every_reader, 20 }, { "rekey", t_tc_rekey, 20 },
+	{ "per_uid", t_tc_per_uid, 30 }, END_CASES,
+};
+static const struct tcase taskcrng_big_cases[] = { { "scale", t_tc_scale, 90 }, END_CASES };
+static const struct tcase nodecrng_cases[] = {
+	{ "nodes", t_nodecrng_nodes, 20 }, { "mixback", t_nodecrng_mixback, 20 }, END_CASES,
+};
+static const struct tcase percpu_cases[] = { { "cpus", t_percpu_cpus, 20 }, END_CASES };
 
 struct config {
 	const char *name, *params;
@@ -1136,11 +1769,42 @@ static const struct config configs[] = {
 	{ "legacy", "design=legacy", common_cases, legacy_cases, 1 },
 	{ "multipool", "design=multipool", common_cases, multipool_cases, 1 },
 	{ "multipool-nodes3", "design=multipool nodes=3", NULL, multipool3_cases, 0 },
+	{ "salted", "design=salted test_hooks=1", common_cases, salted_cases, 1 },
 	{ "taskcrng", "design=taskcrng", common_cases, taskcrng_cases, 1 },
-	{ "taskcrng-small", "design=taskcrng max_tasks=16 collect_ms=100 reseed_blocks=64", NULL,
+	{ "taskcrng-rate", "design=taskcrng budget_bytes=1000000", NULL, taskcrng_rate_cases, 0 },
+	{ "taskcrng-small",
+	  "design=taskcrng max_tasks=16 max_tasks_per_uid=16 collect_ms=100 reseed_blocks=64", NULL,
 	  taskcrng_small_cases, 0 },
+	{ "taskcrng-modes",
+	  "design=taskcrng every_reader=1 rekey_per_read=1 max_tasks=64 max_tasks_per_uid=8 collect_ms=100",
+	  NULL,
+	  taskcrng_modes_cases, 0 },
+	{ "taskcrng-big", "design=taskcrng max_tasks=65536 collect_ms=100 test_hooks=1", NULL,
+	  taskcrng_big_cases, 0 },
+	{ "nodecrng", "design=nodecrng", common_cases, nodecrng_cases, 1 },
 	{ "percpu", "design=percpu", common_cases, percpu_cases, 1 },
 };
+
+static int count_cases(const struct tcase *c)
+{
+	int n = 0;
+
+	for (; c && c->name; c++)
+		n++;
+	return n;
+}
+
+/* The results run_config will print when every load and unload works. */
+static int config_plan(const struct config *cf, const char *only)
+{
+	int n = 2; /* load, alloc_balance */
+
+	if (!only || !strcmp(only, "tests"))
+		n += count_cases(cf->common) + count_cases(cf->own) + cf->loadcycle;
+	if ((!only || !strcmp(only, "bench")) && cf->common)
+		n++;
+	return n;
+}
 
 static void run_cases(const struct tcase *c)
 {
@@ -1157,11 +1821,14 @@ static void run_config(const struct config *cf, const char *only)
 	g_params = cf->params;
 	r = load_module(cf->params);
 	if (r) {
+		g_results++;
 		out("FAIL kernel/%s/load: finit_module(\"%s\"): %s", cf->name, cf->params,
 		    strerror(-r));
 		return;
 	}
+	g_results++;
 	out("PASS kernel/%s/load", cf->name);
+	record_first(cf->name);
 	if (!only || !strcmp(only, "tests")) {
 		run_cases(cf->common);
 		run_cases(cf->own);
@@ -1176,6 +1843,7 @@ static void run_config(const struct config *cf, const char *only)
 	}
 	g_case = "unload";
 	r = unload_module(20);
+	g_results++;
 	if (r) {
 		out("FAIL kernel/%s/unload: %s", cf->name, strerror(-r));
 		return;
@@ -1190,6 +1858,7 @@ int main(int argc, char **argv)
 {
 	const char *only = NULL;
 	size_t i;
+	int plan = 0;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc >= 3 && !strcmp(argv[1], "exec-child"))
@@ -1208,6 +1877,10 @@ int main(int argc, char **argv)
 		strcpy(g_self_exe, "/bin/ktest");
 	out("KTEST threads_test=16x%ldx16B", g_thread_reads);
 	for (i = 0; i < sizeof(configs) / sizeof(configs[0]); i++)
+		plan += config_plan(&configs[i], only);
+	plan += 1 + (!only || !strcmp(only, "tests")) * 2 + (!only || !strcmp(only, "bench"));
+	out("KTEST-PLAN %d", plan);
+	for (i = 0; i < sizeof(configs) / sizeof(configs[0]); i++)
 		run_config(&configs[i], only);
 	g_config = "module";
 	if (!only || !strcmp(only, "tests"))
@@ -1216,6 +1889,9 @@ int main(int argc, char **argv)
 	if (!only || !strcmp(only, "bench"))
 		run_case("bench", t_bench_system, 60);
 	g_config = "kernel";
+	if (!only || !strcmp(only, "tests"))
+		run_case("seeding", t_seeding, 20);
 	run_case("dmesg", t_dmesg, 20);
+	out("KTEST-DONE %d", g_results);
 	return 0;
 }
