@@ -191,6 +191,7 @@ struct ref_pool {
 };
 
 static uint32_t ref_twist[8];
+static int ref_no_rotate; /* SURAND_POOL_NO_ROTATE=1: the rotation stays */
 
 static void ref_init_twist(void)
 {
@@ -226,7 +227,8 @@ static void ref_mix(struct ref_pool *p, const uint8_t *in, size_t len)
 		for (j = 0; j < 5; j++)
 			w ^= p->w[(i + t[j]) % p->n];
 		p->w[i] = (w >> 3) ^ ref_twist[w & 7];
-		p->rot = (p->rot + (i == 0 ? 14 : 7)) % 32;
+		if (!ref_no_rotate)
+			p->rot = (p->rot + (i == 0 ? 14 : 7)) % 32;
 	}
 }
 
@@ -1059,6 +1061,42 @@ static void body_pool_no_skip(void)
 	/* One pointer, one word per byte: round-robin, no word skipped. */
 	C_ASSERT_MSG(hi - lo <= 1, "pool words mixed unevenly: %llu..%llu times",
 		     (unsigned long long)lo, (unsigned long long)hi);
+}
+
+/* Ts'o's "remove the input_rotate" (SURAND_POOL_NO_ROTATE=1): the rotation
+ * stays where it was, and reads equal the reference without it; the same
+ * pool state with the rotation gives other bytes. */
+static void setup_no_rotate(void)
+{
+	setenv("SURAND_POOL_NO_ROTATE", "1", 1);
+	surand_test_config_reload();
+}
+
+static void body_pool_no_rotate(void)
+{
+	struct surand_test_snapshot s0, s1;
+	struct ref_pool r;
+	uint8_t warm[1], out[30], ref[30];
+	int i;
+
+	surand_bytes(warm, 1);
+	C_ASSERT(surand_test_snapshot(0, &s0) == 0);
+	C_ASSERT_EQ_U64(s0.input_rotate, 0);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	C_ASSERT_EQ_U64(s1.input_rotate, 0);
+	ref_no_rotate = 1;
+	ref_from_snapshot(&r, &s0);
+	for (i = 0; i < 3; i++)
+		ref_extract(&r, ref + 10 * i);
+	C_ASSERT_MSG(memcmp(out, ref, sizeof(out)) == 0 && memcmp(r.w, s1.pool, 32 * 4) == 0,
+		     "not the reference without input_rotate");
+	/* With the rotation the second extraction (after one mixback) differs. */
+	ref_no_rotate = 0;
+	ref_from_snapshot(&r, &s0);
+	for (i = 0; i < 3; i++)
+		ref_extract(&r, ref + 10 * i);
+	C_ASSERT(memcmp(out, ref, 10) == 0 && memcmp(out + 10, ref + 10, 10) != 0);
 }
 
 /* legacy-spin really spins: its lock is the spin kind; legacy's the futex kind. */
@@ -2109,6 +2147,7 @@ static const struct bcase contract[] = {
 	{ "pool_no_skip", body_pool_no_skip, setup_tso_atomic, SURAND_BP_SHARED_POOL, NULL },
 	{ "legacy_reference", body_legacy_reference, NULL, 0, "legacy,legacy-spin" },
 	{ "legacy_counters", body_legacy_lock_kind, NULL, 0, "legacy,legacy-spin" },
+	{ "pool_no_rotate", body_pool_no_rotate, setup_no_rotate, 0, "legacy" },
 	{ "multipool_node", body_multipool_node, setup_nodes4, 0, "multipool" },
 	{ "multipool_real", body_multipool_real, NULL, 0, "multipool" },
 	{ "nodes4_threads", body_threads, setup_nodes4, SURAND_BP_PER_CPU, NULL },
