@@ -645,8 +645,9 @@ static int mixed_plot(const char *png, const char *gnuplot, struct variant *v, u
 		fprintf(f, "%s'%u' %u", i ? ", " : "", ab[i], ab[i]);
 	fprintf(f, ")\nplot ");
 	for (j = 0; j < nv; j++)
-		fprintf(f, "%s'%s' index %u using 1:2 with linespoints title '%s'", j ? ", " : "", dat, j,
-			v[j].label);
+		/* gnuplot cycles 8 colours: dashes tell the later lines apart */
+		fprintf(f, "%s'%s' index %u using 1:2 with linespoints lw 2 dt %u title '%s'",
+			j ? ", " : "", dat, j, j / 8 + 1, v[j].label);
 	fprintf(f, "\n");
 	fclose(f);
 	pid = fork();

@@ -24,7 +24,7 @@
  *    SURAND_TASKCRNG_BUDGET_SECS (default 32 bytes per 60 s: random(4)'s
  *    "more than 256 bits (32 bytes) ... per reasonable reseed interval (not
  *    less than one minute)", 000-article.md line 31, and Spelvin's "32 bytes
- *    (current request plus recent history)", 001-mail line 135).  Each limit
+ *    (current request plus recent history)", 001-mail lines 135-136).  Each limit
  *    counts in its own fixed window.  A request that would pass either limit
  *    is the first one served by the CRNG; a switched thread stays switched
  *    until it exits.  The kernel module (kmod/taskcrng.c) uses the same
