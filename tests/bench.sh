@@ -375,10 +375,10 @@ bad mixed_bad_abusers mixed --abusers -1
 # reference (1.00x); the SURAND_NODES=2 run really had two pools.
 out=$("$S" bench kleen --threads 1,2 --seconds 0.02 --rounds 1 --csv "$tmp/k.csv" 2>&1)
 rc=$?
-rows=$(printf '%s\n' "$out" | awk '$2 ~ /^[0-9]+$/ && $5 ~ /x$/' | wc -l)
+rows=$(printf '%s\n' "$out" | awk '$2 ~ /^[0-9]+$/ && $5 ~ /x$/ && $6 ~ /x$/' | wc -l)
 if [ "$rc" -eq 0 ] && [ "$rows" -eq 14 ] &&
-	printf '%s\n' "$out" | grep -Eq '^multipool-nodes2 +2 +2 +[0-9.]+ +[0-9.]+x$' &&
-	printf '%s\n' "$out" | grep -Eq '^legacy +1 +- +[0-9.]+ +1\.00x$' &&
+	printf '%s\n' "$out" | grep -Eq '^multipool-nodes2 +2 +2 +[0-9.]+ +[0-9.]+x +[0-9.]+x$' &&
+	printf '%s\n' "$out" | grep -Eq '^legacy +1 +- +[0-9.]+ +1\.00x +1\.00x$' &&
 	[ "$(wc -l < "$tmp/k.csv")" -eq 15 ]; then
 	pass kleen_table
 else

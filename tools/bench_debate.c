@@ -53,6 +53,7 @@
 #define KLEEN_SECONDS 0.5
 #define KLEEN_QUICK_SECONDS 0.12
 #define KLEEN_ROUNDS 3
+#define MAX_ROUNDS 20
 #define MIXED_SECONDS 2.0
 #define MIXED_QUICK_SECONDS 0.3
 #define MAX_SAMPLES 100000u
@@ -267,6 +268,12 @@ static void kleen_cell(struct cell_result *r, unsigned nthreads, size_t len, dou
 	free(ws);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -435,7 +442,9 @@ static const char kleen_usage[] =
 	"                          [--quick] [--csv FILE]\n"
 	"Many threads read N bytes (default 16) at once, for legacy, multipool (this machine's\n"
 	"nodes, and SURAND_NODES=2), tso2015 (offset and atomic mixing), salted and taskcrng.\n"
-	"Threads default 1,2,4nproc; 0.5 s per cell, best of 3 rounds.  --quick: 0.12 s, 1 round.\n";
+	"Threads default 1,2,4nproc; 0.5 s per cell, 3 rounds.  --quick: 0.12 s, 1 round.\n"
+	"Columns: the best round's calls/s, its ratio to legacy's best, and the median over the\n"
+	"rounds of each round's ratio to the legacy run just before it.\n";
 
 static int kleen_variants(struct variant *v)
 {
@@ -471,7 +480,7 @@ static int bench_kleen(int argc, char **argv)
 	struct variant v[8];
 	unsigned threads[MAX_ITEMS], nt = 3, rounds = KLEEN_ROUNDS, i, j, k;
 	unsigned long size = KLEEN_DEFAULT_SIZE;
-	double secs = KLEEN_SECONDS, best[8][MAX_ITEMS];
+	double secs = KLEEN_SECONDS, best[8][MAX_ITEMS], ratio_k[8][MAX_ITEMS][MAX_ROUNDS];
 	uint64_t nodes[8];
 	int nv = kleen_variants(v), failed = 0, quick = 0, have_threads = 0, have_secs = 0,
 	    have_rounds = 0;
@@ -513,7 +522,7 @@ static int bench_kleen(int argc, char **argv)
 		} else if (strcmp(a, "--rounds") == 0) {
 			errno = 0;
 			rounds = (unsigned)strtoul(val, &end, 10);
-			if (errno || *end || rounds < 1 || rounds > 20 || *val == '-')
+			if (errno || *end || rounds < 1 || rounds > MAX_ROUNDS || *val == '-')
 				return bad("--rounds", val);
 			have_rounds = 1;
 			i++;
@@ -537,9 +546,19 @@ static int bench_kleen(int argc, char **argv)
 	machine_line(stdout);
 	memset(best, 0, sizeof(best));
 	memset(nodes, 0, sizeof(nodes));
+	memset(ratio_k, 0, sizeof(ratio_k));
+	/*
+	 * Within a round the designs at one thread count run back to back,
+	 * legacy first, so each round gives every design a ratio to a legacy
+	 * measured moments before it; on a shared machine whose load changes
+	 * over the run, the median of those ratios is steadier than the ratio
+	 * of the best figures.
+	 */
 	for (k = 0; k < rounds; k++)
-		for (j = 0; j < (unsigned)nv; j++)
-			for (i = 0; i < nt; i++) {
+		for (i = 0; i < nt; i++) {
+			double legacy_now = 0;
+
+			for (j = 0; j < (unsigned)nv; j++) {
 				if (best[j][i] < 0)
 					continue; /* failed in an earlier round */
 				if (run_cell(&v[j], CELL_KLEEN, threads[i], size, secs, &r) != 0) {
@@ -549,29 +568,39 @@ static int bench_kleen(int argc, char **argv)
 					failed = 1;
 					continue;
 				}
+				if (j == 0)
+					legacy_now = r.calls_per_s;
+				ratio_k[j][i][k] = legacy_now > 0 ? r.calls_per_s / legacy_now : 0;
 				if (r.calls_per_s > best[j][i])
 					best[j][i] = r.calls_per_s;
 				nodes[j] = r.nodes;
 			}
-	printf("%-18s %7s %6s %14s %10s\n", "design", "threads", "nodes", "Mcalls/s", "vs legacy");
+		}
+	printf("%-18s %7s %6s %14s %10s %12s\n", "design", "threads", "nodes", "Mcalls/s", "vs legacy",
+	       "median ratio");
 	if (csv)
-		fprintf(csv, "design,threads,nodes,calls_per_s,ratio_vs_legacy\n");
+		fprintf(csv, "design,threads,nodes,calls_per_s,ratio_vs_legacy,median_round_ratio\n");
 	for (j = 0; j < (unsigned)nv; j++)
 		for (i = 0; i < nt; i++) {
 			char nd[24] = "-";
-			double ratio = best[0][i] > 0 ? best[j][i] / best[0][i] : 0;
+			double ratio = best[0][i] > 0 ? best[j][i] / best[0][i] : 0, med;
+
+			qsort(ratio_k[j][i], rounds, sizeof(double), cmp_double);
+			med = rounds % 2 ? ratio_k[j][i][rounds / 2]
+					 : (ratio_k[j][i][rounds / 2 - 1] + ratio_k[j][i][rounds / 2]) / 2;
 
 			if (nodes[j])
 				snprintf(nd, sizeof(nd), "%llu", (unsigned long long)nodes[j]);
 			if (best[j][i] < 0) {
-				printf("%-18s %7u %6s %14s %10s\n", v[j].label, threads[i], nd, "FAILED", "-");
+				printf("%-18s %7u %6s %14s %10s %12s\n", v[j].label, threads[i], nd, "FAILED", "-",
+				       "-");
 				continue;
 			}
-			printf("%-18s %7u %6s %14.3f %9.2fx\n", v[j].label, threads[i], nd,
-			       best[j][i] / 1e6, ratio);
+			printf("%-18s %7u %6s %14.3f %9.2fx %11.2fx\n", v[j].label, threads[i], nd,
+			       best[j][i] / 1e6, ratio, med);
 			if (csv)
-				fprintf(csv, "%s,%u,%s,%.0f,%.4f\n", v[j].label, threads[i], nd, best[j][i],
-					ratio);
+				fprintf(csv, "%s,%u,%s,%.0f,%.4f,%.4f\n", v[j].label, threads[i], nd,
+					best[j][i], ratio, med);
 		}
 	if (csv && fclose(csv) != 0) {
 		fprintf(stderr, "surand bench: %s: %s\n", csv_path, strerror(errno));
