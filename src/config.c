@@ -29,10 +29,15 @@
 
 /* The designs of the 2015 debate (gen/designs.h). */
 #define NODES_MAX 1024u
+/* taskcrng's limiter: the defaults are the seeds' figures (docs/designs.md). */
 #define TASK_READS_DEFAULT 10u        /* Ts'o: "no more than ten times a second" */
 #define TASK_READS_MAX 1000000u
-#define TASK_BYTES_DEFAULT 32u        /* random(4): 256 bits per read or per reseed interval */
+#define TASK_RATE_MS_DEFAULT 1000u    /* ... "a second" */
+#define TASK_RATE_MS_MAX 3600000u
+#define TASK_BYTES_DEFAULT 32u        /* random(4): "more than 256 bits (32 bytes)" */
 #define TASK_BYTES_MAX (1u << 20)
+#define TASK_BUDGET_S_DEFAULT 60u     /* ... "per reasonable reseed interval (not less than one minute)" */
+#define TASK_BUDGET_S_MAX 86400u
 #define ONEKEY_SECS_DEFAULT 1u        /* Spelvin: "one key ... reseeded more often" */
 #define ONEKEY_SECS_MAX 300u
 
@@ -109,6 +114,20 @@ static unsigned env_uint(const char *name, unsigned lo, unsigned hi, unsigned de
 	return def;
 }
 
+/* SURAND_TSO2015_MIX: offset (the patch as posted, default) or atomic
+ * (Spelvin's atomic adds); 1 for atomic. */
+static unsigned tso_mode_read(void)
+{
+	const char *v = secure_getenv("SURAND_TSO2015_MIX");
+
+	if (!v || !*v || strcmp(v, "offset") == 0)
+		return 0;
+	if (strcmp(v, "atomic") == 0)
+		return 1;
+	surand_warn("SURAND_TSO2015_MIX=%.32s is not offset or atomic; using offset", v);
+	return 0;
+}
+
 static void design_config_read(void)
 {
 	design_config.nodes = env_uint("SURAND_NODES", 1, NODES_MAX, 0);
@@ -116,6 +135,15 @@ static void design_config_read(void)
 					    TASK_READS_DEFAULT);
 	design_config.task_bytes = env_uint("SURAND_TASKCRNG_BYTES", 1, TASK_BYTES_MAX,
 					    TASK_BYTES_DEFAULT);
+	design_config.task_rate_ms = env_uint("SURAND_TASKCRNG_RATE_MS", 1, TASK_RATE_MS_MAX,
+					      TASK_RATE_MS_DEFAULT);
+	design_config.task_budget_s = env_uint("SURAND_TASKCRNG_BUDGET_SECS", 1, TASK_BUDGET_S_MAX,
+					       TASK_BUDGET_S_DEFAULT);
+	design_config.task_every = (unsigned)parse_bool("SURAND_TASKCRNG_EVERY",
+							secure_getenv("SURAND_TASKCRNG_EVERY"));
+	design_config.tso_atomic = tso_mode_read();
+	design_config.p15_no_rotate = (unsigned)parse_bool("SURAND_POOL_NO_ROTATE",
+							   secure_getenv("SURAND_POOL_NO_ROTATE"));
 	design_config.onekey_reseed_s = env_uint("SURAND_ONEKEY_SECS", 1, ONEKEY_SECS_MAX,
 						 ONEKEY_SECS_DEFAULT);
 }

@@ -176,6 +176,8 @@ void surand_test_salted_last_salt(uint32_t salt[5]);
  * calling thread's next extraction hashes it, and a re-seed by another
  * reader right after the hash; returns how many such extractions ran. */
 unsigned long surand_test_salted_reseed_during_hash(int arm);
+/* tso2015: the salt (5 words) of the calling thread's last extraction. */
+void surand_test_tso2015_last_salt(uint32_t salt[5]);
 
 /* taskcrng: 1 when the calling thread has been switched to its own CRNG. */
 int surand_test_taskcrng_switched(void);

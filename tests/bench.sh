@@ -440,4 +440,41 @@ if [ -x "$sw" ]; then
 else
 	fail shared_writes_built "$sw not built (make check builds it)"
 fi
+
+# ---- bench kleen / bench mixed (tools/bench_debate.c) ---------------------------
+bad kleen_bad_threads kleen --threads 0
+bad kleen_bad_seconds kleen --seconds x
+bad kleen_bad_option kleen --nosuch 1
+bad mixed_bad_design mixed --designs nosuch
+bad mixed_bad_abusers mixed --abusers -1
+# Kleen's comparison: every variant at every thread count; legacy is the
+# reference (1.00x); the SURAND_NODES=2 run really had two pools.
+out=$("$S" bench kleen --threads 1,2 --seconds 0.02 --rounds 1 --csv "$tmp/k.csv" 2>&1)
+rc=$?
+rows=$(printf '%s\n' "$out" | awk '$2 ~ /^[0-9]+$/ && $5 ~ /x$/ && $6 ~ /x$/' | wc -l)
+if [ "$rc" -eq 0 ] && [ "$rows" -eq 14 ] &&
+	printf '%s\n' "$out" | grep -Eq '^multipool-nodes2 +2 +2 +[0-9.]+ +[0-9.]+x +[0-9.]+x$' &&
+	printf '%s\n' "$out" | grep -Eq '^legacy +1 +- +[0-9.]+ +1\.00x +1\.00x$' &&
+	[ "$(wc -l < "$tmp/k.csv")" -eq 15 ]; then
+	pass kleen_table
+else
+	fail kleen_table "rc $rc, $rows rows: $(printf '%s' "$out" | tail -n 3)"
+fi
+# The mixed workload: a row per design and abuser count; latencies ordered;
+# taskcrng-pool keeps the careful thread on the shared pool.
+out=$("$S" bench mixed --designs legacy,tso2015,taskcrng-pool --abusers 0,1 --seconds 0.1 \
+	--csv "$tmp/m.csv" 2>&1)
+rc=$?
+bad=$(printf '%s\n' "$out" | awk '
+	$1 ~ /^(legacy|tso2015|taskcrng-pool)$/ && NF == 9 {
+		n++
+		if (!($3 <= $4 && $4 <= $5 && $6 >= 1)) print "unordered or no reads: " $0
+		if ($1 == "taskcrng-pool" && $9 != "no") print "careful thread left the pool: " $0
+	}
+	END { if (n != 6) print "rows: " n " of 6" }')
+if [ "$rc" -eq 0 ] && [ -z "$bad" ] && [ "$(wc -l < "$tmp/m.csv")" -eq 7 ]; then
+	pass mixed_table
+else
+	fail mixed_table "rc $rc: $bad $(printf '%s' "$out" | tail -n 2)"
+fi
 exit 0

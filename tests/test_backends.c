@@ -191,6 +191,7 @@ struct ref_pool {
 };
 
 static uint32_t ref_twist[8];
+static int ref_no_rotate; /* SURAND_POOL_NO_ROTATE=1: the rotation stays */
 
 static void ref_init_twist(void)
 {
@@ -226,7 +227,8 @@ static void ref_mix(struct ref_pool *p, const uint8_t *in, size_t len)
 		for (j = 0; j < 5; j++)
 			w ^= p->w[(i + t[j]) % p->n];
 		p->w[i] = (w >> 3) ^ ref_twist[w & 7];
-		p->rot = (p->rot + (i == 0 ? 14 : 7)) % 32;
+		if (!ref_no_rotate)
+			p->rot = (p->rot + (i == 0 ? 14 : 7)) % 32;
 	}
 }
 
@@ -728,6 +730,8 @@ static void last_iv(uint32_t iv[5])
 
 	if (strcmp(cur_backend, "salted") == 0)
 		surand_test_salted_last_salt(salt);
+	else if (strcmp(cur_backend, "tso2015") == 0)
+		surand_test_tso2015_last_salt(salt);
 	for (i = 0; i < 5; i++)
 		iv[i] = ref_sha1_iv[i] ^ salt[i];
 }
@@ -1059,6 +1063,42 @@ static void body_pool_no_skip(void)
 		     (unsigned long long)lo, (unsigned long long)hi);
 }
 
+/* Ts'o's "remove the input_rotate" (SURAND_POOL_NO_ROTATE=1): the rotation
+ * stays where it was, and reads equal the reference without it; the same
+ * pool state with the rotation gives other bytes. */
+static void setup_no_rotate(void)
+{
+	setenv("SURAND_POOL_NO_ROTATE", "1", 1);
+	surand_test_config_reload();
+}
+
+static void body_pool_no_rotate(void)
+{
+	struct surand_test_snapshot s0, s1;
+	struct ref_pool r;
+	uint8_t warm[1], out[30], ref[30];
+	int i;
+
+	surand_bytes(warm, 1);
+	C_ASSERT(surand_test_snapshot(0, &s0) == 0);
+	C_ASSERT_EQ_U64(s0.input_rotate, 0);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	C_ASSERT_EQ_U64(s1.input_rotate, 0);
+	ref_no_rotate = 1;
+	ref_from_snapshot(&r, &s0);
+	for (i = 0; i < 3; i++)
+		ref_extract(&r, ref + 10 * i);
+	C_ASSERT_MSG(memcmp(out, ref, sizeof(out)) == 0 && memcmp(r.w, s1.pool, 32 * 4) == 0,
+		     "not the reference without input_rotate");
+	/* With the rotation the second extraction (after one mixback) differs. */
+	ref_no_rotate = 0;
+	ref_from_snapshot(&r, &s0);
+	for (i = 0; i < 3; i++)
+		ref_extract(&r, ref + 10 * i);
+	C_ASSERT(memcmp(out, ref, 10) == 0 && memcmp(out + 10, ref + 10, 10) != 0);
+}
+
 /* legacy-spin really spins: its lock is the spin kind; legacy's the futex kind. */
 static void body_legacy_lock_kind(void)
 {
@@ -1150,6 +1190,142 @@ static void body_multipool_real(void)
 	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
 	C_ASSERT_MSG(st.backend_counters[4] == (want ? want : 1), "%llu pools for %u nodes",
 		     (unsigned long long)st.backend_counters[4], want);
+}
+
+/* ---- tso2015 -------------------------------------------------------------- */
+
+static void setup_tso_atomic(void)
+{
+	setenv("SURAND_TSO2015_MIX", "atomic", 1);
+	surand_test_config_reload();
+}
+
+static int tso_atomic_mode(void)
+{
+	struct surand_stats st;
+
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	return st.backend_counters[2] == 1;
+}
+
+/*
+ * One read on CPU 1: the output is the salted hash of the pool before it,
+ * folded; the 20-byte hash is mixed back 12 words below the reserved place
+ * (the per-CPU offset), or at it in the atomic mode, with no lock taken.
+ */
+static void body_tso_reference(void)
+{
+	struct surand_test_snapshot s0, s1;
+	struct ref_pool r;
+	uint32_t iv[5], h[5];
+	uint8_t warm[1], out[10], ref[10], hb[20];
+	unsigned off;
+	int i;
+
+	surand_test_cpu_override(1);
+	surand_bytes(warm, 1); /* the first read pulls */
+	off = tso_atomic_mode() ? 0 : 12;
+	C_ASSERT(surand_test_snapshot(0, &s0) == 0);
+	surand_bytes(out, sizeof(out));
+	C_ASSERT(surand_test_snapshot(0, &s1) == 0);
+	last_iv(iv);
+	C_ASSERT_MSG(memcmp(iv, ref_sha1_iv, sizeof(iv)) != 0, "no salt in the IV");
+	ref_from_snapshot(&r, &s0);
+	ref_hash(&r, iv, h);
+	ref_fold(h, ref);
+	C_ASSERT_MSG(memcmp(ref, out, 10) == 0, "output is not the salted hash of the pool");
+	for (i = 0; i < 5; i++)
+		le32(hb + 4 * i, h[i]);
+	r.add_ptr = (s0.add_ptr + 32 - off) % 32;
+	ref_mix(&r, hb, 20);
+	C_ASSERT_MSG(memcmp(r.w, s1.pool, 32 * 4) == 0 && r.rot == s1.input_rotate,
+		     "the mixback is not the hash at offset %u", off);
+	C_ASSERT_EQ_U64(s1.add_ptr, (s0.add_ptr + 32 - 20) % 32);
+	/* The mixback changed the pool: it no longer regenerates the output. */
+	C_ASSERT(!snapshot_regenerates(&s1, out, 10, iv));
+}
+
+/*
+ * The seeds' warning measured on the backend itself: 8 threads on CPUs 0..7
+ * take turns (a turnstile fixes the interleaving), one 10-byte read (one
+ * extraction) each turn.  Offset mode: CPU c writes 12c words below the
+ * place it reserved, and 20 + 12 = 32, so every mixback lands on the same 20
+ * words and 12 words are never mixed back ("Words 5..9 never got mixed at
+ * all").  Atomic mode: every word is mixed equally often.
+ */
+#define TT_ROUNDS 32
+static pthread_mutex_t tt_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tt_cond = PTHREAD_COND_INITIALIZER;
+static unsigned tt_turn;
+
+static void *tt_main(void *arg)
+{
+	unsigned t = (unsigned)(uintptr_t)arg, k;
+	uint8_t b[10];
+
+	for (k = 0; k < TT_ROUNDS; k++) {
+		pthread_mutex_lock(&tt_lock);
+		while (tt_turn % TH_N != t)
+			pthread_cond_wait(&tt_cond, &tt_lock);
+		surand_test_cpu_override((int)t);
+		surand_bytes(b, sizeof(b));
+		tt_turn++;
+		pthread_cond_broadcast(&tt_cond);
+		pthread_mutex_unlock(&tt_lock);
+	}
+	return NULL;
+}
+
+static void body_tso_turnstile(void)
+{
+	struct surand_stats st;
+	pthread_t th[TH_N];
+	uint64_t w[32], pulled, e;
+	unsigned i, never = 0, all = 0;
+	int atomic_mode;
+
+	for (i = 0; i < TH_N; i++)
+		C_ASSERT(pthread_create(&th[i], NULL, tt_main, (void *)(uintptr_t)i) == 0);
+	for (i = 0; i < TH_N; i++)
+		pthread_join(th[i], NULL);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	atomic_mode = st.backend_counters[2] == 1;
+	e = st.backend_counters[0];
+	C_ASSERT_EQ_U64(e, TH_N * TT_ROUNDS);
+	C_ASSERT(surand_test_pool_writes(0, w, 32) == 0);
+	pulled = st.backend_counters[1] * 128 / 32; /* each pull: 4 writes per word */
+	for (i = 0; i < 32; i++) {
+		never += w[i] == pulled;
+		all += w[i] == pulled + e;
+	}
+	if (atomic_mode) {
+		for (i = 0; i < 32; i++)
+			C_ASSERT_MSG(w[i] == pulled + e * 20 / 32, "atomic mode: word %u mixed %llu times",
+				     i, (unsigned long long)w[i]);
+	} else {
+		C_ASSERT_MSG(never == 12 && all == 20,
+			     "offset mode: %u words never mixed back, %u mixed by every read", never, all);
+		for (i = 0; i < 12; i++)
+			C_ASSERT(w[i] == pulled); /* the same 12 words every time: 0..11 */
+	}
+}
+
+/* 8 free threads: every word write is counted (the counts add up to the
+ * reserved positions), and the readers' outputs stay distinct. */
+static void body_tso_counted(void)
+{
+	struct surand_stats st;
+	uint64_t w[32], sum = 0;
+	int i;
+
+	body_threads();
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT(surand_test_pool_writes(0, w, 32) == 0);
+	for (i = 0; i < 32; i++)
+		sum += w[i];
+	C_ASSERT_EQ_U64(sum, st.backend_counters[3]);
+	C_ASSERT_EQ_U64(sum, st.backend_counters[1] * 128 + st.backend_counters[0] * 20);
+	C_ASSERT(st.backend_counters[0] >= TH_N * TH_CALLS * 2);
 }
 
 /* ---- salted --------------------------------------------------------------- */
@@ -1333,19 +1509,20 @@ static void body_task_careful(void)
 	uint8_t out[32], ref[40];
 	int i, k;
 
+	/* Two reads per minute, 32 bytes in all: careful (32 bytes per 60 s).
+	 * The first of each pair pulls from the input pool (60 s passed). */
 	for (i = 0; i < 20; i++) {
-		surand_test_clock_advance(SEC_NS + SEC_NS / 10);
-		if (i == 0)
-			surand_bytes(out, 1); /* the first pull */
+		surand_test_clock_advance(61 * SEC_NS);
+		surand_bytes(out, 1);
 		C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s0) == 0);
 		C_ASSERT(s0.kind == SURAND_TEST_SNAP_POOL);
-		surand_bytes(out, i == 0 ? 31 : 32);
+		surand_bytes(out, 31);
 		C_ASSERT_MSG(!surand_test_taskcrng_switched(), "careful read %d switched the thread", i);
 		C_ASSERT(surand_test_snapshot(SURAND_TEST_SNAP_LAST, &s1) == 0);
 		ref_from_snapshot(&r, &s0);
 		for (k = 0; k < 4; k++)
 			ref_extract(&r, ref + 10 * k);
-		C_ASSERT_MSG(memcmp(ref, out, i == 0 ? 31 : 32) == 0, "read %d is not the pool's", i);
+		C_ASSERT_MSG(memcmp(ref, out, 31) == 0, "read %d is not the pool's", i);
 		/* Per-read mixback: the pool after the read regenerates none of it. */
 		ref_from_snapshot(&r, &s1);
 		ref_extract(&r, ref);
@@ -1353,7 +1530,7 @@ static void body_task_careful(void)
 	}
 	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
 	C_ASSERT(st.backend_counters[0] == 0);  /* no thread switched */
-	C_ASSERT(st.backend_counters[1] == 21); /* reads from the pool */
+	C_ASSERT(st.backend_counters[1] == 40); /* reads from the pool */
 	C_ASSERT(st.backend_counters[2] == 0);  /* none from a CRNG */
 }
 
@@ -1419,6 +1596,82 @@ static void body_task_limits(void)
 	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
 	C_ASSERT_EQ_U64(st.backend_counters[0], 3);
 	C_ASSERT_EQ_U64(st.backend_counters[6], 0); /* the threads' slots came back */
+}
+
+/* The limiter's defaults are the documented seed figures (README, man
+ * surand(3), docs/designs.md): 10 reads per 1000 ms, 32 bytes per 60 s,
+ * every-reader mode off. */
+static void body_task_defaults(void)
+{
+	const struct surand_design_config *c = surand_design_config();
+
+	C_ASSERT_EQ_U64(c->task_reads, 10);
+	C_ASSERT_EQ_U64(c->task_rate_ms, 1000);
+	C_ASSERT_EQ_U64(c->task_bytes, 32);
+	C_ASSERT_EQ_U64(c->task_budget_s, 60);
+	C_ASSERT_EQ_U64(c->task_every, 0);
+}
+
+/* The byte budget spans 60 s, the rate 1 s: a third 16-byte read 2 s after
+ * the first two (a new rate window) still passes the budget and switches;
+ * in a new minute two 16-byte reads are careful again. */
+static void *task_budget_thread(void *arg)
+{
+	uint8_t b[16];
+
+	(void)arg;
+	surand_bytes(b, 16);
+	surand_bytes(b, 16);
+	surand_test_clock_advance(2 * SEC_NS);
+	if (surand_test_taskcrng_switched())
+		return (void *)(intptr_t)7;
+	surand_bytes(b, 16);
+	return (void *)(intptr_t)surand_test_taskcrng_switched();
+}
+
+static void *task_minute_thread(void *arg)
+{
+	uint8_t b[16];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 5; i++) {
+		surand_bytes(b, 16);
+		surand_bytes(b, 16);
+		if (surand_test_taskcrng_switched())
+			return (void *)(intptr_t)(100 + i);
+		surand_test_clock_advance(61 * SEC_NS);
+	}
+	return (void *)(intptr_t)1;
+}
+
+static void body_task_budget_window(void)
+{
+	intptr_t v;
+
+	v = run_thread(task_budget_thread);
+	C_ASSERT_MSG(v == 1, "48 bytes in 2 s: %s", v == 7 ? "switched early" : "not switched");
+	v = run_thread(task_minute_thread);
+	C_ASSERT_MSG(v == 1, "32 bytes a minute switched in minute %d", (int)(v - 100));
+}
+
+static void setup_task_every(void)
+{
+	setenv("SURAND_TASKCRNG_EVERY", "1", 1);
+	surand_test_config_reload();
+}
+
+/* Every reader on its own CRNG from its first read: one byte switches. */
+static void body_task_every(void)
+{
+	struct surand_stats st;
+	uint8_t b[1];
+
+	surand_bytes(b, 1);
+	C_ASSERT_MSG(surand_test_taskcrng_switched(), "the first read was served by the pool");
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
+	C_ASSERT_EQ_U64(st.backend_counters[1], 0); /* no read from the pool */
+	C_ASSERT_EQ_U64(st.backend_counters[2], 1);
 }
 
 static void setup_task_env(void)
@@ -1886,19 +2139,30 @@ static const struct bcase contract[] = {
 	{ "chi2", body_chi2, NULL, 0, NULL },
 	{ "badinput", body_badinput, NULL, 0, NULL },
 	{ "dropped", body_dropped, NULL, 0, NULL },
-	{ "drop_during_pull", body_drop_during_pull, NULL, 0, "legacy,legacy-spin,multipool,salted" },
+	{ "drop_during_pull", body_drop_during_pull, NULL, 0, "legacy,legacy-spin,multipool,salted,tso2015" },
 	{ "backtrack_per_call", body_backtrack_per_call, NULL, SURAND_BP_BACKTRACK_PER_CALL, NULL },
 	{ "backtrack_reseed", body_backtrack_reseed, NULL, SURAND_BP_BACKTRACK_RESEED, NULL },
-	{ "pool_no_skip", body_pool_no_skip, NULL, SURAND_BP_SHARED_POOL, NULL },
+	/* tso2015 in Spelvin's atomic mode here; its offset mode skips words
+	 * by design, which tso2015_offset_skips asserts. */
+	{ "pool_no_skip", body_pool_no_skip, setup_tso_atomic, SURAND_BP_SHARED_POOL, NULL },
 	{ "legacy_reference", body_legacy_reference, NULL, 0, "legacy,legacy-spin" },
 	{ "legacy_counters", body_legacy_lock_kind, NULL, 0, "legacy,legacy-spin" },
+	{ "pool_no_rotate", body_pool_no_rotate, setup_no_rotate, 0, "legacy" },
 	{ "multipool_node", body_multipool_node, setup_nodes4, 0, "multipool" },
 	{ "multipool_real", body_multipool_real, NULL, 0, "multipool" },
 	{ "nodes4_threads", body_threads, setup_nodes4, SURAND_BP_PER_CPU, NULL },
 	{ "salted_same_state", body_salted_same_state, NULL, 0, "salted" },
 	{ "salted_no_loss", body_salted_no_loss, NULL, 0, "salted" },
 	{ "salted_reseed_during_hash", body_salted_reseed_during_hash, NULL, 0, "salted" },
+	{ "tso2015_reference", body_tso_reference, NULL, 0, "tso2015" },
+	{ "tso2015_atomic_reference", body_tso_reference, setup_tso_atomic, 0, "tso2015" },
+	{ "tso2015_offset_skips", body_tso_turnstile, NULL, 0, "tso2015" },
+	{ "tso2015_atomic_even", body_tso_turnstile, setup_tso_atomic, 0, "tso2015" },
+	{ "tso2015_threads_counted", body_tso_counted, NULL, 0, "tso2015" },
 	{ "task_careful", body_task_careful, NULL, 0, "taskcrng" },
+	{ "task_defaults", body_task_defaults, NULL, 0, "taskcrng" },
+	{ "task_budget_window", body_task_budget_window, NULL, 0, "taskcrng" },
+	{ "task_every", body_task_every, setup_task_every, 0, "taskcrng" },
 	{ "task_limits", body_task_limits, NULL, 0, "taskcrng" },
 	{ "task_env", body_task_env, setup_task_env, 0, "taskcrng" },
 	{ "task_abuser", body_task_abuser, NULL, 0, "taskcrng" },

@@ -71,6 +71,7 @@ static const struct {
 	{"legacy-spin", "2015 kernel nonblocking pool with a pure spinlock (as the kernel held it)", 0},
 	{"multipool", "Kleen 2015: one legacy pool per NUMA node, each behind its own lock", 0},
 	{"salted", "Spelvin 2015: lockless salted reads of the shared pool, trylock mixback", 0},
+	{"tso2015", "Ts'o Oct 2015: salted lock-free reads, lock-free mixback at per-CPU offsets (SURAND_TSO2015_MIX)", 0},
 	{"taskcrng", "Ts'o 2015: careful callers on the pool, heavy readers moved to a private ChaCha20", 1},
 	{"nodecrng", "Linux 4.8-5.17: one ChaCha20 CRNG per NUMA node behind a lock", 1},
 	{"onekey", "Spelvin 2015: one process key, per-thread nonce; no backtracking protection between reseeds", 1},

@@ -22,6 +22,8 @@ int surand_cmd_run(int argc, char **argv);
 int surand_cmd_bench(int argc, char **argv);
 /* tools/bench_chacha.c: `surand bench chacha ...` (argv[0] is "chacha"). */
 int surand_bench_chacha(int argc, char **argv);
+/* tools/bench_debate.c: `surand bench kleen|mixed ...` (argv[0] is "kleen" or "mixed"). */
+int surand_bench_debate(int argc, char **argv);
 
 /* tools/cmd_gen.c: `surand [-n SIZE] [-o FILE] [-f FMT] [-j N] [--progress]` (argv[0] "surand"). */
 int surand_cmd_gen(int argc, char **argv);

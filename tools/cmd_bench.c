@@ -62,6 +62,8 @@ static const char usage_text[] =
 	"                    [--plot FILE.png]\n"
 	"       surand bench --list        the backends and sources, and which are absent here\n"
 	"       surand bench chacha        the ChaCha20 bodies alone\n"
+	"       surand bench kleen         Kleen's 2015 comparison of the pool designs\n"
+	"       surand bench mixed         a careful reader beside abuser threads, every design\n"
 	"LIST is comma-separated.  Sources: surand (the default backend), any backend name,\n"
 	"bare, vdso, getrandom, urandom, arc4random, openssl-rand, openssl-chacha, sodium.\n"
 	"Defaults: every backend and source; sizes 4,16,32,256,4096,65536 (the suffixes of\n"
@@ -112,6 +114,8 @@ int surand_cmd_bench(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "chacha") == 0)
 		return surand_bench_chacha(argc - 1, argv + 1); /* tools/bench_chacha.c */
+	if (argc >= 2 && (strcmp(argv[1], "kleen") == 0 || strcmp(argv[1], "mixed") == 0))
+		return surand_bench_debate(argc - 1, argv + 1); /* tools/bench_debate.c */
 
 	memset(p, 0, sizeof(*p));
 	{

@@ -195,8 +195,13 @@ uint32_t surand_slab_in_use(struct surand_slab *s) SURAND_HIDDEN;
 /* ==== 5. configuration (src/config.c) ======================================= */
 struct surand_design_config {
 	unsigned nodes;           /* SURAND_NODES: 0 = the machine's nodes, else 1..1024 simulated */
-	unsigned task_reads;      /* SURAND_TASKCRNG_READS: careful reads per second, default 10 */
-	unsigned task_bytes;      /* SURAND_TASKCRNG_BYTES: careful bytes per second, default 32 */
+	unsigned task_reads;      /* SURAND_TASKCRNG_READS: careful reads per rate window, default 10 */
+	unsigned task_rate_ms;    /* SURAND_TASKCRNG_RATE_MS: the rate window, default 1000 ms */
+	unsigned task_bytes;      /* SURAND_TASKCRNG_BYTES: careful bytes per budget window, default 32 */
+	unsigned task_budget_s;   /* SURAND_TASKCRNG_BUDGET_SECS: the budget window, default 60 s */
+	unsigned task_every;      /* SURAND_TASKCRNG_EVERY=1: every reader on its own CRNG at once */
+	unsigned tso_atomic;      /* SURAND_TSO2015_MIX=atomic: Spelvin's atomic adds (else offsets) */
+	unsigned p15_no_rotate;   /* SURAND_POOL_NO_ROTATE=1: the 2015 pools mix without input_rotate */
 	unsigned onekey_reseed_s; /* SURAND_ONEKEY_SECS: onekey's reseed interval, default 1 s */
 };
 const struct surand_design_config *surand_design_config(void) SURAND_HIDDEN;
@@ -206,6 +211,7 @@ extern const struct surand_backend surand_backend_legacy SURAND_HIDDEN;
 extern const struct surand_backend surand_backend_legacy_spin SURAND_HIDDEN;
 extern const struct surand_backend surand_backend_multipool SURAND_HIDDEN;
 extern const struct surand_backend surand_backend_salted SURAND_HIDDEN;
+extern const struct surand_backend surand_backend_tso2015 SURAND_HIDDEN;
 extern const struct surand_backend surand_backend_taskcrng SURAND_HIDDEN;
 extern const struct surand_backend surand_backend_nodecrng SURAND_HIDDEN;
 extern const struct surand_backend surand_backend_onekey SURAND_HIDDEN;

@@ -14,6 +14,14 @@
  * The cost Kleen's critics named is visible here too: the input pool's
  * output is spread over N pools, and each pool's state is only 1024 bits.
  *
+ * Memory placement: each node's pool state is its own page-rounded mapping
+ * (surand_secmem_alloc).  With MAP_DROPPABLE the page is first touched by
+ * the node's first pull, made by the first reader on that node, so the
+ * kernel's first-touch policy puts it on that node; without it the page is
+ * mlocked (faulted in) at init by the selecting thread, and is not moved
+ * (no mbind: docs/designs.md says why).  The locks (struct surand_nbpool)
+ * share one allocation.
+ *
  * Sections: state; fill; control, fork, stats, test hooks.
  * SPDX-License-Identifier: MIT
  */

@@ -78,18 +78,22 @@ static void p15_test_maybe_drop(struct surand_p15 *p, unsigned nwords, size_t do
 }
 #endif
 
-void surand_p15_mix(struct surand_p15 *p, unsigned nwords, const void *in, size_t nbytes)
+uint32_t surand_p15_mix_from(struct surand_p15 *p, unsigned nwords, const void *in, size_t nbytes,
+			     uint32_t i, uint32_t *rotp, unsigned flags)
 {
 	const struct p15_taps *t = nwords == SURAND_P15_IN_WORDS ? &taps_in : &taps_out;
 	/* The kernel's `const char *bytes`: signed on x86, so a byte >= 0x80 is
 	 * sign-extended to 32 bits before the rotation. */
 	const int8_t *bytes = in;
 	uint32_t mask = (nwords == SURAND_P15_IN_WORDS ? SURAND_P15_IN_WORDS : SURAND_P15_OUT_WORDS) - 1;
-	uint32_t i = p->add_ptr & mask, rot = p->input_rotate & 31, w;
+	uint32_t rot = *rotp & 31, w, old, nw;
+	/* Ts'o (001-mail): "it might be worthwhile to remove the input_rotate". */
+	int rotate = !surand_design_config()->p15_no_rotate;
 #ifdef SURAND_TEST_BUILD
 	size_t done = 0;
 #endif
 
+	i &= mask;
 	while (nbytes--) {
 #ifdef SURAND_TEST_BUILD
 		p15_test_maybe_drop(p, nwords, done++);
@@ -97,22 +101,41 @@ void surand_p15_mix(struct surand_p15 *p, unsigned nwords, const void *in, size_
 		/* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): callers pass filled buffers (the analyzer assumes a positive error code) */
 		w = surand_rotl32((uint32_t)(int32_t)*bytes++, rot);
 		i = (i - 1) & mask;
-		w ^= P15_LOAD(p->words[i]);
+		old = P15_LOAD(p->words[i]);
+		w ^= old;
 		w ^= P15_LOAD(p->words[(i + t->t1) & mask]);
 		w ^= P15_LOAD(p->words[(i + t->t2) & mask]);
 		w ^= P15_LOAD(p->words[(i + t->t3) & mask]);
 		w ^= P15_LOAD(p->words[(i + t->t4) & mask]);
 		w ^= P15_LOAD(p->words[(i + t->t5) & mask]);
-		P15_STORE(p->words[i], (w >> 3) ^ twist_table[w & 7]);
+		nw = (w >> 3) ^ twist_table[w & 7];
+		if (flags & SURAND_P15_MIX_ATOMIC_ADD) {
+			/* Spelvin's fix: the change is added atomically, so a
+			 * concurrent writer's change to this word is not lost. */
+			SURAND_BENCH_COUNT_RMW();
+			__atomic_fetch_add(&p->words[i], nw - old, __ATOMIC_RELAXED);
+		} else {
+			P15_STORE(p->words[i], nw);
+		}
 #ifdef SURAND_TEST_BUILD
-		p->writes[i]++;
+		/* Atomic: the lock-free writers of tso2015 count here too. */
+		__atomic_fetch_add(&p->writes[i], 1, __ATOMIC_RELAXED);
 #endif
 		/* 7 bits per word, 14 at the pool's start: successive passes
 		 * spread the input bits across the word evenly. */
-		rot = (rot + (i ? 7 : 14)) & 31;
+		if (rotate)
+			rot = (rot + (i ? 7 : 14)) & 31;
 	}
+	*rotp = rot;
+	return i;
+}
+
+void surand_p15_mix(struct surand_p15 *p, unsigned nwords, const void *in, size_t nbytes)
+{
+	uint32_t rot = p->input_rotate;
+
+	p->add_ptr = surand_p15_mix_from(p, nwords, in, nbytes, p->add_ptr, &rot, 0);
 	p->input_rotate = rot;
-	p->add_ptr = i;
 }
 
 void surand_p15_hash(const struct surand_p15 *p, unsigned nwords, const uint32_t iv[5],

@@ -54,11 +54,23 @@ extern const uint32_t surand_p15_sha1_iv[5] SURAND_HIDDEN;
 /*
  * _mix_pool_bytes(): one pool word per input byte, add_ptr counting down,
  * taps (26,19,14,7,1) for 32 words or (104,76,51,25,1) for 128, the CRC-32
- * twist table, input_rotate advancing by 7 (14 at word 0).  The caller has
+ * twist table, input_rotate advancing by 7 (14 at word 0; not at all with
+ * SURAND_POOL_NO_ROTATE=1, Ts'o's "remove the input_rotate").  The caller has
  * the pool to itself (its lock); nwords is 32 or 128.
  */
 void surand_p15_mix(struct surand_p15 *p, unsigned nwords, const void *in, size_t nbytes)
 	SURAND_HIDDEN;
+/*
+ * The same mixing, for writers that keep add_ptr and input_rotate themselves
+ * (tso2015's lock-free mixback): starts below word index i (the first word
+ * written is i - 1), rotation *rot (updated); returns the last index
+ * written.  Pool words are read and written with relaxed atomics; with
+ * SURAND_P15_MIX_ATOMIC_ADD each word's change is one atomic add.
+ * SURAND_POOL_NO_ROTATE=1 (src/config.c) leaves the rotation at its value.
+ */
+#define SURAND_P15_MIX_ATOMIC_ADD 1u
+uint32_t surand_p15_mix_from(struct surand_p15 *p, unsigned nwords, const void *in, size_t nbytes,
+			     uint32_t i, uint32_t *rot, unsigned flags) SURAND_HIDDEN;
 /* extract_buf()'s hash: h = iv, then the bare SHA-1 compression over the
  * pool, 16 words (64 bytes) at a time; no padding, no length. */
 void surand_p15_hash(const struct surand_p15 *p, unsigned nwords, const uint32_t iv[5],

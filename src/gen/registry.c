@@ -18,6 +18,7 @@ const struct surand_backend *const surand_backends[] = {
 	&surand_backend_legacy_spin,
 	&surand_backend_multipool,
 	&surand_backend_salted,
+	&surand_backend_tso2015,
 	&surand_backend_taskcrng,
 	&surand_backend_nodecrng,
 	&surand_backend_onekey,

@@ -35,8 +35,16 @@
  * that the pool (which it has not changed yet) and the buffer (which holds the
  * hash itself) can regenerate, until the holder folds it in.  So the declared
  * granularity is BACKTRACK_RESEED; in practice the window closes at the end of
- * the concurrent holder's mixback.  Ts'o's objection to the trylock scheme
- * (001-mail lines 89-94) is about exactly this kind of fragility.
+ * the concurrent holder's mixback.
+ *
+ * Ts'o's objection to the trylock scheme (001-mail lines 89-94) was another
+ * one: repeated output.  A reader that loses the trylock leaves the pool as
+ * it was, so "we would need to make sure that *all* times when other callers
+ * take the lock, the contents of the pool would have changed.  Or else, a
+ * subseqent call to extract entropy from that CPU will return the same
+ * value", and code that keeps this true today could stop doing so later.
+ * Here the salt answers it: the per-thread call counter is in every IV, so
+ * two extractions never hash from the same IV, changed pool or not.
  * SPDX-License-Identifier: MIT
  */
 #include "gen/pool2015.h"

@@ -17,12 +17,22 @@
  *    process-wide place the kernel would not share with other threads, and a
  *    per-thread CRNG needs no lock.  The slot lives in wipe-on-fork memory
  *    (the shared slab of gen/common.c).
- *  - The limits: at most SURAND_TASKCRNG_READS reads (default 10, Ts'o's
- *    "no more than ten times a second") and SURAND_TASKCRNG_BYTES bytes
- *    (default 32: Spelvin's "as soon as you read more than 32 bytes (current
- *    request plus recent history)", after random(4)'s 256 bits) in a fixed
- *    window of 1 s.  A request that would pass either limit is the first one
- *    served by the CRNG; a switched thread stays switched until it exits.
+ *  - The limiter: a thread stays careful while it makes at most
+ *    SURAND_TASKCRNG_READS reads per SURAND_TASKCRNG_RATE_MS (default 10
+ *    per 1000 ms: Ts'o's "no more than ten times a second", 001-mail line
+ *    128) AND takes at most SURAND_TASKCRNG_BYTES bytes per
+ *    SURAND_TASKCRNG_BUDGET_SECS (default 32 bytes per 60 s: random(4)'s
+ *    "more than 256 bits (32 bytes) ... per reasonable reseed interval (not
+ *    less than one minute)", 000-article.md line 31, and Spelvin's "32 bytes
+ *    (current request plus recent history)", 001-mail lines 135-136).  Each limit
+ *    counts in its own fixed window.  A request that would pass either limit
+ *    is the first one served by the CRNG; a switched thread stays switched
+ *    until it exits.  The kernel module (kmod/taskcrng.c) uses the same
+ *    limiter and defaults.
+ *  - SURAND_TASKCRNG_EVERY=1: Ts'o's other variant, "for userspace users,
+ *    the first time a process reads ... we create for them a ChaCha20 CRNG"
+ *    (000-article.md line 19): every thread reads its own CRNG from its
+ *    first read; the pool then only keys the CRNGs.
  *  - The CRNG's 64 bytes: key (32), block counter (8), nonce (8), cranks (8),
  *    reseed time (8).  The 16 constant bytes of the ChaCha state are not
  *    stored (Ts'o: "we could generate a new state structure each time and not
@@ -43,8 +53,9 @@
 /* ==== 1. the per-thread slot ================================================ */
 
 #define CRANKS_MAX (1ull << 24)               /* Ts'o: 2**24 cranks ... */
-#define RESEED_NS (300ull * 1000000000ull)   /* ... or five minutes */
-#define WINDOW_NS 1000000000ull              /* the limits are per second */
+#define RESEED_NS (300ull * NS_PER_S)        /* ... or five minutes */
+#define NS_PER_MS 1000000ull
+#define NS_PER_S 1000000000ull
 #define KEY_FROM_POOL_BYTES 40u              /* key 32 + nonce 8 */
 #define MAX_RETRIES 64
 
@@ -55,17 +66,17 @@ struct task_slot {
 	uint64_t nonce;
 	uint64_t cranks;    /* blocks since the key came from the pool */
 	uint64_t reseed_ns; /* when it came */
-	/* the rate limiter */
-	uint64_t window_ns; /* start of the current 1-s window */
-	uint32_t reads;     /* careful reads in the window */
-	uint32_t bytes;     /* careful bytes in the window */
+	/* the limiter */
+	uint64_t window_ns; /* start of the current rate window */
+	uint32_t reads;     /* careful reads in the rate window */
+	uint32_t bytes;     /* careful bytes in the budget window */
 	uint32_t switched;  /* 1: this thread reads its own CRNG */
 	uint32_t valid;     /* 0: fresh, fork child, dropped page: set up again */
 	uint64_t gen;       /* task_gen the key belongs to; 0: no key */
 	uint64_t reads_pool; /* owner-written, read by stats */
 	uint64_t reads_crng;
 	uint64_t rekeys;
-	uint8_t pad[8];
+	uint64_t budget_ns; /* start of the current budget window */
 };
 _Static_assert(sizeof(struct task_slot) == 128, "slot is 128 bytes");
 _Static_assert(offsetof(struct task_slot, window_ns) == 64, "the CRNG is 64 bytes");
@@ -92,6 +103,7 @@ static void slot_setup(struct task_slot *s, uint64_t now)
 	 * after gen stay (stats reads them). */
 	surand_wipe(s, offsetof(struct task_slot, reads_pool));
 	s->window_ns = now;
+	s->budget_ns = now;
 	s->valid = 1;
 }
 
@@ -100,9 +112,14 @@ static int careful(struct task_slot *s, size_t len, uint64_t now)
 {
 	const struct surand_design_config *cfg = surand_design_config();
 
-	if (now - s->window_ns >= WINDOW_NS) {
+	if (cfg->task_every)
+		return 0; /* every reader on its own CRNG from its first read */
+	if (now - s->window_ns >= cfg->task_rate_ms * NS_PER_MS) {
 		s->window_ns = now;
 		s->reads = 0;
+	}
+	if (now - s->budget_ns >= cfg->task_budget_s * NS_PER_S) {
+		s->budget_ns = now;
 		s->bytes = 0;
 	}
 	if (s->reads + 1 > cfg->task_reads || len > cfg->task_bytes - s->bytes)

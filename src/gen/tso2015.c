@@ -1,0 +1,333 @@
+/*
+ * tso2015.c - Ted Ts'o's patch of October 2015, as the seeds describe it
+ * (000-article.md: "had some different ideas on how to handle mixing the
+ * random numbers generated back into the pool.  He also provided a patch and
+ * asked Kleen to benchmark his approach"; 001-mail lines 10-34): readers
+ * hash the one shared 32-word pool without its lock, as in Spelvin's salted
+ * reads, and mix their hash back WITHOUT the lock too, each CPU at its own
+ * offset from one shared add_ptr.
+ *
+ * Sections:
+ *   1. state
+ *   2. the lock-free mixback: the two modes
+ *   3. seeding and pulls
+ *   4. the read path
+ *   5. control, fork, stats, test hooks
+ *
+ * The seeds do not give the patch's code, so these are assumptions (also in
+ * docs/designs.md):
+ *  - The offsets.  CPU c writes CPU_OFFSET_WORDS * c words (mod the pool
+ *    size) below the position it reserved; 12 is Spelvin's example ("CPU 0
+ *    has an offset of 0, and CPU 1 has an offset of 12").
+ *  - The shared add_ptr.  A writer reserves its words with one atomic add on
+ *    it, then writes at the reserved position plus its offset: that is the
+ *    only reading of the mail under which "CPU0 writes 5 words at 0..4,
+ *    leaving add_ptr = 5.  Then CPU 1 writes 5 words at 17..21, leaving
+ *    add_ptr = 10.  The CPU 0 writes its next word at 10.  Words 5..9 never
+ *    got mixed at all."  Pool words are written with plain stores, so two
+ *    writers on the same word lose one write.
+ *  - The lock that remains: the pool lock serialises only pulls from the
+ *    input pool (seeding, every 60 s); readers never take it.
+ *  - The extraction: Spelvin's salted hash (the article: Ts'o "agreed with
+ *    Spelvin about how the entropy is distributed"): SHA-1 over the pool
+ *    from an IV XORed with a salt unique to the call, folded to 10 bytes,
+ *    the 20-byte hash mixed back.  The salt is (thread serial, per-thread
+ *    call counter, fork generation): a CPU id is not unique in userspace.
+ *
+ * SURAND_TSO2015_MIX=atomic is Spelvin's fix ("I *also* have to use
+ * atomic_add to write r->pool[i], which is indeed expensive"): no per-CPU
+ * offsets (each writer writes the words it reserved), and each word's change
+ * is one atomic add, so no word is skipped and no write is lost.  Ts'o's
+ * objection ("it's going to be very expensive ... bouncing cache lines for
+ * every single byte of the mixback operation") is what the benchmark shows.
+ *
+ * Backtracking: a reader's output can be regenerated from the pool until its
+ * own mixback has landed, and in the offset mode a concurrent plain store may
+ * undo part of that mixback; so the declared granularity is BACKTRACK_RESEED.
+ * SPDX-License-Identifier: MIT
+ */
+#include "gen/pool2015.h"
+
+#include <errno.h>
+
+/* ==== 1. state ============================================================== */
+
+#define CPU_OFFSET_WORDS 12u  /* Spelvin's example: CPU 1 at offset 12 */
+#define PULL_BYTES (SURAND_P15_OUT_WORDS * 4)
+#define MAX_RETRIES 64
+#define POOL_SEEDING 2u       /* even: being seeded; odd: a seeding's number */
+
+static struct surand_p15 *pool; /* wipe-on-fork memory */
+/* Ordinary memory: a dropped page must not take the lock with it. */
+static struct surand_lock pull_lock = SURAND_LOCK_INITIALIZER;
+/* The shared add_ptr: words reserved so far (the pool index counts down
+ * from it).  Not secret; atomic adds only. */
+static uint64_t add_pos __attribute__((aligned(SURAND_CACHELINE)));
+static uint64_t next_pull_ns __attribute__((aligned(SURAND_CACHELINE)));
+static unsigned mix_flags; /* SURAND_P15_MIX_ATOMIC_ADD in the atomic mode; set at init */
+/* Under pull_lock: */
+static uint32_t seedings;
+static uint64_t n_pulls;
+static uint64_t pull_words; /* words reserved by pulls */
+static uint64_t thread_serials; /* atomic: the last thread serial handed out */
+
+static __thread uint64_t tls_serial __attribute__((tls_model("initial-exec")));
+static __thread uint64_t tls_counter __attribute__((tls_model("initial-exec")));
+#ifdef SURAND_TEST_BUILD
+static __thread uint32_t tls_last_salt[5];
+#endif
+
+static int pool_seeded(uint32_t v)
+{
+	return v & 1u;
+}
+
+/* ==== 2. the lock-free mixback ============================================== */
+
+/*
+ * Reserves n words of the shared add_ptr and mixes in there, moved down by
+ * cpu_off words (offset mode; 0 in the atomic mode and for pulls).
+ */
+static void mix_unlocked(const uint8_t *in, size_t n, uint32_t cpu_off)
+{
+	uint64_t pos;
+	uint32_t rot, start;
+
+	SURAND_BENCH_COUNT_RMW();
+	pos = __atomic_fetch_add(&add_pos, n, __ATOMIC_RELAXED);
+	/* input_rotate is shared and unlocked as well: read, then stored. */
+	rot = __atomic_load_n(&pool->input_rotate, __ATOMIC_RELAXED);
+	start = (uint32_t)(0 - pos) - cpu_off;
+	(void)surand_p15_mix_from(pool, SURAND_P15_OUT_WORDS, in, n, start, &rot, mix_flags);
+	__atomic_store_n(&pool->input_rotate, rot, __ATOMIC_RELAXED);
+}
+
+static uint32_t cpu_offset(void)
+{
+	if (mix_flags & SURAND_P15_MIX_ATOMIC_ADD)
+		return 0;
+	return (CPU_OFFSET_WORDS * surand_current_cpu()) & (SURAND_P15_OUT_WORDS - 1);
+}
+
+/* ==== 3. seeding and pulls ================================================== */
+
+/* Pulls 128 bytes from the input pool (outside the lock), mixes them in
+ * under the pull lock.  An unseeded pool is marked POOL_SEEDING first, and
+ * only a compare-and-swap from it publishes the seeding (a page dropped
+ * during the mix reads 0 and the CAS fails), as salted.c does. */
+static int tso_pull(uint64_t now)
+{
+	uint8_t tmp[PULL_BYTES];
+	uint32_t v, seeding = POOL_SEEDING;
+	int r, cs;
+
+	r = surand_p15_input_pull(tmp, sizeof(tmp));
+	if (r == 0) {
+		surand_lock(&pull_lock, &cs);
+		v = __atomic_load_n(&pool->valid, __ATOMIC_RELAXED);
+		if (!pool_seeded(v)) {
+			__atomic_store_n(&pool->valid, POOL_SEEDING, __ATOMIC_RELAXED);
+			SURAND_STORE_FENCE(); /* the mark before the mix's stores */
+		}
+		mix_unlocked(tmp, sizeof(tmp), 0);
+		if (!pool_seeded(v)) {
+			seedings++;
+			(void)__atomic_compare_exchange_n(&pool->valid, &seeding, (seedings << 1) | 1u, 0,
+							  __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		}
+		n_pulls++;
+		pull_words += sizeof(tmp);
+		__atomic_store_n(&next_pull_ns, now + SURAND_P15_PULL_INTERVAL_NS, __ATOMIC_RELAXED);
+		surand_unlock(&pull_lock, cs);
+	}
+	surand_wipe(tmp, sizeof(tmp));
+	return r;
+}
+
+/* ==== 4. the read path ====================================================== */
+
+/* One extraction without any lock; 0, or -1 (unseeded or dropped: pull). */
+static int tso_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
+{
+	uint32_t iv[5], h[5], salt[5], v;
+	uint8_t hb[SURAND_P15_HASH_BYTES];
+	uint64_t ctr;
+	int i;
+
+	v = __atomic_load_n(&pool->valid, __ATOMIC_ACQUIRE);
+	if (!pool_seeded(v))
+		return -1;
+	if (SURAND_UNLIKELY(tls_serial == 0)) {
+		SURAND_BENCH_COUNT_RMW();
+		tls_serial = __atomic_add_fetch(&thread_serials, 1, __ATOMIC_RELAXED);
+	}
+	ctr = ++tls_counter;
+	salt[0] = (uint32_t)tls_serial;
+	salt[1] = (uint32_t)(tls_serial >> 32);
+	salt[2] = (uint32_t)ctr;
+	salt[3] = (uint32_t)(ctr >> 32);
+	salt[4] = (uint32_t)surand_fork_generation;
+	/* The salt makes this hash unlike any other reader's of the same pool. */
+	for (i = 0; i < 5; i++)
+		iv[i] = surand_p15_sha1_iv[i] ^ salt[i];
+#ifdef SURAND_TEST_BUILD
+	memcpy(tls_last_salt, salt, sizeof(salt));
+#endif
+	surand_p15_hash(pool, SURAND_P15_OUT_WORDS, iv, h);
+	SURAND_LOAD_FENCE();
+	/* The same seeding before and after: no drop (and no re-seed) between. */
+	if (SURAND_UNLIKELY(__atomic_load_n(&pool->valid, __ATOMIC_RELAXED) != v)) {
+		surand_wipe(h, sizeof(h));
+		return -1;
+	}
+	surand_p15_fold(h, out);
+	/* Mixback without the lock: the pool after it no longer hashes to
+	 * what this call returned (unless a racing store undoes it). */
+	surand_p15_hash_bytes(h, hb);
+	mix_unlocked(hb, sizeof(hb), cpu_offset());
+	surand_wipe(h, sizeof(h));
+	surand_wipe(hb, sizeof(hb));
+	return 0;
+}
+
+static int tso_fill(void *buf, size_t len)
+{
+	uint8_t *p = buf, tmp[SURAND_P15_EXTRACT_BYTES];
+	uint64_t now = surand_now_ns();
+	size_t n;
+	int r, tries = 0;
+
+	if (now >= __atomic_load_n(&next_pull_ns, __ATOMIC_RELAXED))
+		(void)tso_pull(now); /* failure: the seeded pool stays; unseeded is caught below */
+	while (len) {
+		if (SURAND_UNLIKELY(tso_extract(tmp) != 0)) {
+			if (++tries > MAX_RETRIES)
+				return surand_kernel_fill(p, len, 0);
+			r = tso_pull(surand_now_ns());
+			if (r < 0)
+				return r;
+			continue;
+		}
+		n = len < sizeof(tmp) ? len : sizeof(tmp);
+		memcpy(p, tmp, n);
+		p += n;
+		len -= n;
+	}
+	/* Bytes handed out never stay in memory. */
+	surand_wipe(tmp, sizeof(tmp));
+	return 0;
+}
+
+/* ==== 5. control, fork, stats, test hooks =================================== */
+
+static int tso_reseed(void)
+{
+	return tso_pull(surand_now_ns());
+}
+
+static void tso_atfork_child(void)
+{
+	surand_p15_input_atfork_child();
+	surand_lock_init(&pull_lock, SURAND_LOCK_FUTEX);
+	/* Zero already where wipe-on-fork works; explicit for kind -1: the
+	 * child re-seeds rather than share its parent's pool. */
+	if (pool)
+		surand_wipe(pool, sizeof(*pool));
+	__atomic_store_n(&add_pos, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&next_pull_ns, 0, __ATOMIC_RELAXED);
+	n_pulls = pull_words = 0;
+	/* tls_serial/tls_counter stay: with the new fork generation the salts
+	 * stay unique. */
+}
+
+/*
+ * backend_counters: [0] extractions, [1] pulls from the input pool, [2] the
+ * mode (0 per-CPU offsets, 1 atomic adds), [3] pool words reserved (the
+ * shared add_ptr), [4] the per-CPU offset step in words (0: none).
+ */
+static void tso_stats(struct surand_stats *st)
+{
+	uint64_t pos, pw;
+	int cs;
+
+	surand_lock(&pull_lock, &cs);
+	pos = __atomic_load_n(&add_pos, __ATOMIC_RELAXED);
+	pw = pull_words;
+	st->backend_counters[1] = n_pulls;
+	surand_unlock(&pull_lock, cs);
+	/* Every other reservation is one 20-byte mixback. */
+	st->backend_counters[0] = (pos - pw) / SURAND_P15_HASH_BYTES;
+	st->backend_counters[2] = (mix_flags & SURAND_P15_MIX_ATOMIC_ADD) ? 1 : 0;
+	st->backend_counters[3] = pos;
+	st->backend_counters[4] = (mix_flags & SURAND_P15_MIX_ATOMIC_ADD) ? 0 : CPU_OFFSET_WORDS;
+}
+
+#ifdef SURAND_TEST_BUILD
+void surand_test_tso2015_last_salt(uint32_t salt[5])
+{
+	memcpy(salt, tls_last_salt, sizeof(tls_last_salt));
+}
+
+static int tso_snapshot(int which, struct surand_test_snapshot *s)
+{
+	unsigned i;
+
+	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !pool ||
+	    !pool_seeded(__atomic_load_n(&pool->valid, __ATOMIC_ACQUIRE)))
+		return -1;
+	s->kind = SURAND_TEST_SNAP_POOL;
+	s->nwords = SURAND_P15_OUT_WORDS;
+	for (i = 0; i < SURAND_P15_OUT_WORDS; i++)
+		s->pool[i] = __atomic_load_n(&pool->words[i], __ATOMIC_RELAXED);
+	s->add_ptr = (uint32_t)(0 - __atomic_load_n(&add_pos, __ATOMIC_RELAXED)) &
+		     (SURAND_P15_OUT_WORDS - 1);
+	s->input_rotate = __atomic_load_n(&pool->input_rotate, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void tso_drop(void)
+{
+	surand_p15_test_drop_input();
+	surand_test_zero_words(pool, sizeof(*pool));
+}
+
+static int tso_writes(int which, uint64_t *counts, uint32_t nwords)
+{
+	uint32_t i;
+
+	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !pool || nwords > SURAND_P15_OUT_WORDS)
+		return -1;
+	for (i = 0; i < nwords; i++)
+		counts[i] = __atomic_load_n(&pool->writes[i], __ATOMIC_RELAXED);
+	return 0;
+}
+#endif
+
+static int tso_init(void)
+{
+	surand_design_prepare();
+	mix_flags = surand_design_config()->tso_atomic ? SURAND_P15_MIX_ATOMIC_ADD : 0;
+	if (!pool) {
+		pool = surand_secmem_alloc(sizeof(*pool));
+		if (!pool)
+			return -ENOMEM;
+	}
+#ifdef SURAND_TEST_BUILD
+	surand_test_snapshot_fn = tso_snapshot;
+	surand_test_pool_writes_fn = tso_writes;
+	surand_test_drop_fn = tso_drop;
+#endif
+	return 0;
+}
+
+const struct surand_backend surand_backend_tso2015 = {
+	.name = "tso2015",
+	.summary = "Ts'o Oct 2015: salted lock-free reads, lock-free mixback at per-CPU offsets",
+	.props = SURAND_BP_BACKTRACK_RESEED | SURAND_BP_SHARED_POOL | SURAND_BP_SHARED_WRITES,
+	.init = tso_init,
+	.fill = tso_fill,
+	.reseed = tso_reseed,
+	.thread_exit = NULL,
+	.atfork_child = tso_atfork_child,
+	.stats = tso_stats,
+};
