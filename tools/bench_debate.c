@@ -337,6 +337,50 @@ static void mixed_cell(struct cell_result *r, unsigned nab, double secs)
 }
 
 enum cell_kind { CELL_KLEEN, CELL_MIXED };
+#define CELL_ARG "__debate-cell" /* internal: argv of a cell's own image */
+
+/* One cell, in the image run_cell() executed (argv: CELL_ARG backend nodes
+ * kind threads len secs fd): its record goes to fd.  Never returns. */
+static __attribute__((noreturn)) void cell_child(const char *backend, int want_nodes,
+						       enum cell_kind kind, unsigned n, size_t len,
+						       double secs, int fd)
+{
+	struct cell_result c;
+	struct surand_stats st;
+	uint8_t probe[16];
+
+	memset(&c, 0, sizeof(c));
+	c.careful_on_crng = -1;
+	alarm((unsigned)secs + CHILD_SLACK_S);
+	if (surand_set_backend(backend) != 0) {
+		snprintf(c.why, sizeof(c.why), "surand_set_backend(%s): %s", backend,
+			 strerror(errno));
+	} else {
+		surand_bytes(probe, sizeof(probe)); /* seeds; not measured */
+		if (surand_stats(&st, sizeof(st)) != 0 || strcmp(st.backend, backend) != 0) {
+			snprintf(c.why, sizeof(c.why), "the library runs %.16s, not %s", st.backend,
+				 backend);
+		} else if (want_nodes && st.backend_counters[4] != (uint64_t)want_nodes) {
+			snprintf(c.why, sizeof(c.why), "%llu nodes, not %d",
+				 (unsigned long long)st.backend_counters[4], want_nodes);
+		} else {
+			c.nodes = strcmp(backend, "multipool") == 0 ? st.backend_counters[4] : 0;
+			if (kind == CELL_KLEEN)
+				kleen_cell(&c, n, len, secs);
+			else
+				mixed_cell(&c, n, secs);
+			/* taskcrng: did the careful thread itself get switched?
+			 * counters[0] counts switched threads, abusers included. */
+			if (c.ok && kind == CELL_MIXED && strcmp(backend, "taskcrng") == 0 &&
+			    !getenv("SURAND_TASKCRNG_EVERY") &&
+			    surand_stats(&st, sizeof(st)) == 0)
+				c.careful_on_crng = st.backend_counters[0] > n;
+		}
+	}
+	if (write(fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
+		_exit(2);
+	_exit(0);
+}
 
 /* Forks a child for one cell; *r receives its record.  0, or -1 (r->why). */
 static int run_cell(const struct variant *v, enum cell_kind kind, unsigned n, size_t len, double secs,
@@ -361,44 +405,26 @@ static int run_cell(const struct variant *v, enum cell_kind kind, unsigned n, si
 		return -1;
 	}
 	if (pid == 0) {
+		char a_nodes[16], a_kind[16], a_n[16], a_len[24], a_secs[32], a_fd[16];
 		struct cell_result c;
-		struct surand_stats st;
-		uint8_t probe[16];
 
 		close(p[0]);
-		memset(&c, 0, sizeof(c));
-		c.careful_on_crng = -1;
-		alarm((unsigned)secs + CHILD_SLACK_S);
-		/* Before the first surand call: the library reads it once. */
+		/* The library reads its environment once, at start-up: the cell
+		 * runs in a fresh image of this program, with the variant's. */
 		if (v->env_name)
 			setenv(v->env_name, v->env_value, 1);
 		if (v->env2_name)
 			setenv(v->env2_name, v->env2_value, 1);
-		if (surand_set_backend(v->backend) != 0) {
-			snprintf(c.why, sizeof(c.why), "surand_set_backend(%s): %s", v->backend,
-				 strerror(errno));
-		} else {
-			surand_bytes(probe, sizeof(probe)); /* seeds; not measured */
-			if (surand_stats(&st, sizeof(st)) != 0 || strcmp(st.backend, v->backend) != 0) {
-				snprintf(c.why, sizeof(c.why), "the library runs %.16s, not %s", st.backend,
-					 v->backend);
-			} else if (v->want_nodes && st.backend_counters[4] != (uint64_t)v->want_nodes) {
-				snprintf(c.why, sizeof(c.why), "%llu nodes, not %d",
-					 (unsigned long long)st.backend_counters[4], v->want_nodes);
-			} else {
-				c.nodes = strcmp(v->backend, "multipool") == 0 ? st.backend_counters[4] : 0;
-				if (kind == CELL_KLEEN)
-					kleen_cell(&c, n, len, secs);
-				else
-					mixed_cell(&c, n, secs);
-				/* taskcrng: did the careful thread itself get switched?
-				 * counters[0] counts switched threads, abusers included. */
-				if (c.ok && kind == CELL_MIXED && strcmp(v->backend, "taskcrng") == 0 &&
-				    !getenv("SURAND_TASKCRNG_EVERY") &&
-				    surand_stats(&st, sizeof(st)) == 0)
-					c.careful_on_crng = st.backend_counters[0] > n;
-			}
-		}
+		snprintf(a_nodes, sizeof(a_nodes), "%d", v->want_nodes);
+		snprintf(a_kind, sizeof(a_kind), "%d", (int)kind);
+		snprintf(a_n, sizeof(a_n), "%u", n);
+		snprintf(a_len, sizeof(a_len), "%zu", len);
+		snprintf(a_secs, sizeof(a_secs), "%.17g", secs);
+		snprintf(a_fd, sizeof(a_fd), "%d", p[1]);
+		execl("/proc/self/exe", "surand", "bench", CELL_ARG, v->backend, a_nodes, a_kind, a_n,
+		      a_len, a_secs, a_fd, (char *)NULL);
+		memset(&c, 0, sizeof(c));
+		snprintf(c.why, sizeof(c.why), "exec /proc/self/exe: %s", strerror(errno));
 		if (write(p[1], &c, sizeof(c)) != (ssize_t)sizeof(c))
 			_exit(2);
 		_exit(0);
@@ -827,6 +853,13 @@ static int bench_mixed(int argc, char **argv)
 
 int surand_bench_debate(int argc, char **argv)
 {
+	if (strcmp(argv[0], CELL_ARG) == 0) {
+		if (argc != 8)
+			return SURAND_EX_USAGE;
+		cell_child(argv[1], atoi(argv[2]), (enum cell_kind)atoi(argv[3]),
+			   (unsigned)strtoul(argv[4], NULL, 10), (size_t)strtoull(argv[5], NULL, 10),
+			   strtod(argv[6], NULL), atoi(argv[7]));
+	}
 	if (strcmp(argv[0], "kleen") == 0)
 		return bench_kleen(argc, argv);
 	return bench_mixed(argc, argv);

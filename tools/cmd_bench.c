@@ -114,7 +114,8 @@ int surand_cmd_bench(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "chacha") == 0)
 		return surand_bench_chacha(argc - 1, argv + 1); /* tools/bench_chacha.c */
-	if (argc >= 2 && (strcmp(argv[1], "kleen") == 0 || strcmp(argv[1], "mixed") == 0))
+	if (argc >= 2 && (strcmp(argv[1], "kleen") == 0 || strcmp(argv[1], "mixed") == 0 ||
+			  strcmp(argv[1], "__debate-cell") == 0))
 		return surand_bench_debate(argc - 1, argv + 1); /* tools/bench_debate.c */
 
 	memset(p, 0, sizeof(*p));
