@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: MIT
 /*
  * blake2s.c - BLAKE2s, written from RFC 7693 (sections 2.1-2.8, 3.1-3.3):
  * 10 rounds, rotations 16, 12, 8, 7, the SHA-256 IV, the sigma table of
  * section 2.7, parameter block word 0 = 0x01010000 ^ (kk << 8) ^ nn.
  * Freestanding (see crypto_types.h); the kernel module builds it.
- * SPDX-License-Identifier: MIT
  */
 #include "blake2s.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * blake2s.h - BLAKE2s (RFC 7693): keyed and unkeyed, incremental, output
  * length 1..32 bytes.  Freestanding (crypto_types.h only); the library and
@@ -11,7 +12,6 @@
  * keylen is 0); the init functions return -1 and leave the state unusable
  * (zeroed) otherwise, and surand_blake2s() then writes nothing.  in may be
  * NULL only when inlen is 0.  A state is used by one thread at a time.
- * SPDX-License-Identifier: MIT
  */
 #ifndef SURAND_BLAKE2S_H
 #define SURAND_BLAKE2S_H

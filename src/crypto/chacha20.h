@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * chacha20.h - every ChaCha20 body and its one internal interface.
  *
@@ -16,7 +17,6 @@
  * Preconditions of every body: key points to 8 words; out points to
  * 64 * nblocks writable bytes (any alignment); out may not overlap key.
  * nblocks 0 writes nothing.
- * SPDX-License-Identifier: MIT
  */
 #ifndef SURAND_CHACHA20_H
 #define SURAND_CHACHA20_H

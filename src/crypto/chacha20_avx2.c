@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * chacha20_avx2.c - ChaCha20, 8 blocks in parallel with AVX2 (built with
  * -mavx2; only called when cpu.c found AVX2 usable, OS included).
@@ -7,7 +8,6 @@
  * After the rounds, a 4x4 transpose inside each 128-bit half followed by a
  * swap of halves (vperm2i128) gives 32 consecutive output bytes of one block
  * per vector.  Remaining blocks (nblocks % 8) go to the SSSE3 body.
- * SPDX-License-Identifier: MIT
  */
 #include "chacha20.h"
 

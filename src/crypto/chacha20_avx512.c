@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * chacha20_avx512.c - ChaCha20, 16 blocks in parallel with AVX-512F (built
  * with -mavx512f; only called when cpu.c found AVX-512F usable, the OS
@@ -18,7 +19,6 @@
  *    each 128-bit lane (unpack), then each 128-bit lane goes straight to its
  *    16 bytes of output with the store form of vextracti32x4 (no shuffle).
  * Remaining blocks (nblocks % 16) go to the AVX2 body.
- * SPDX-License-Identifier: MIT
  */
 #include "chacha20.h"
 

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: MIT
 /*
  * chacha20_portable.c - the reference ChaCha20 body: portable C, one block
  * at a time.  Freestanding (see crypto_types.h); the kernel module builds it.
- * SPDX-License-Identifier: MIT
  */
 #include "chacha20.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * chacha20_ssse3.c - ChaCha20, 4 blocks in parallel with SSSE3 (built with
  * -mssse3; only called when cpu.c found SSSE3).  Userspace only.
@@ -6,7 +7,6 @@
  * blocks (lane j = block j).  After the rounds, each group of 4 vectors is
  * transposed 4x4 so every vector holds 16 consecutive output bytes of one
  * block.  Remaining blocks (nblocks % 4) go to the portable body.
- * SPDX-License-Identifier: MIT
  */
 #include "chacha20.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * crypto_types.h - the one shim between src/crypto/ and its host.
  *
@@ -7,7 +8,6 @@
  *   - freestanding check (SURAND_FREESTANDING, built with -ffreestanding
  *     -nostdinc): compiler-provided type macros and builtins only;
  *   - userspace: <stdint.h>, <stddef.h>, <string.h>.
- * SPDX-License-Identifier: MIT
  */
 #ifndef SURAND_CRYPTO_TYPES_H
 #define SURAND_CRYPTO_TYPES_H

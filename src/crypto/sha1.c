@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: MIT
 /*
  * sha1.c - SHA-1, written from FIPS 180-4: sections 4.1.1 (functions
  * Ch/Parity/Maj), 4.2.1 (constants K), 5.1.1 (padding), 5.3.1 (initial hash
  * value) and 6.1.2 (computation, with the 80-word schedule kept as a 16-word
  * circular buffer as 6.1.3 allows).
  * Freestanding (see crypto_types.h); the kernel module builds it.
- * SPDX-License-Identifier: MIT
  */
 #include "sha1.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sha1.h - SHA-1 (FIPS 180-4) and its bare compression function.
  * Freestanding (crypto_types.h only); the library and the kernel module
@@ -9,7 +10,6 @@
  * general-purpose hash for new designs (use BLAKE2s).
  *
  * Preconditions: in may be NULL only when inlen is 0; out holds 20 bytes.
- * SPDX-License-Identifier: MIT
  */
 #ifndef SURAND_SHA1_H
 #define SURAND_SHA1_H

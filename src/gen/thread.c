@@ -45,7 +45,7 @@
  * the stack pass), which a bigger batch shares among more calls.  Measured
  * with bench/slot_size.sh (BENCHMARKS.md): a 16-byte call costs about 20%
  * less with a 4 KiB slot than with a 1 KiB one, 2 KiB lies between.  That is
- * above the issue's 2 KiB target, which allows more where the benchmark
+ * above the 2 KiB the design first aimed at, which allows more where the benchmark
  * shows it pays; 64 threads hold 256 KiB of slots.
  * SURAND_THREAD_SLOT_BYTES (1024, 2048 or 4096) overrides it at build time,
  * for those measurements.
