@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"
+#include "gen/thread_fast.h" /* the default design's u32/u64 path, inlined */
 #include "entropy/entropy.h"
 
 #include <errno.h>
@@ -308,7 +309,13 @@ static inline __attribute__((always_inline)) int fill(void *buf, size_t len)
 	if (SURAND_LIKELY(tls_state == TS_IDLE)) {
 		/* The mark is set before the backend runs, as a handler sees it. */
 		SURAND_SET_BUSY();
-		r = be->fill(buf, len);
+		/* The default design's 4..32-byte path inlined; the rest, and
+		 * what it declines, through the vtable. */
+		if (SURAND_LIKELY(be == &surand_backend_thread) &&
+		    SURAND_LIKELY(surand_thread_fill_fast(buf, len) == 0))
+			r = 0;
+		else
+			r = be->fill(buf, len);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		tls_state = TS_IDLE;
 		return r;
@@ -448,11 +455,16 @@ static __attribute__((noinline)) uint64_t word_slow(unsigned n)
 static inline __attribute__((always_inline)) uint64_t word_impl(unsigned n)
 {
 	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
-	struct surand_word w;
+	struct surand_word w = {0, 0};
 
-	if (SURAND_LIKELY(tls_state == TS_IDLE && be->word != NULL)) {
+	if (SURAND_LIKELY(tls_state == TS_IDLE)) {
 		SURAND_SET_BUSY();
-		w = be->word(n);
+		/* The default design inlined (one predictable branch, no
+		 * indirect call); any other through its optional member. */
+		if (SURAND_LIKELY(be == &surand_backend_thread))
+			w = surand_thread_word(n);
+		else if (be->word)
+			w = be->word(n);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		tls_state = TS_IDLE;
 		if (SURAND_LIKELY(w.ok))
