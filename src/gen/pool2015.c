@@ -376,30 +376,29 @@ static int nbpool_pull(struct surand_nbpool *nb, uint64_t now)
 	return 0;
 }
 
-int surand_nbpool_read(struct surand_nbpool *nb, uint8_t *buf, size_t len)
+/*
+ * The read loop of every 2015 design: 10 bytes per extraction; an extraction
+ * that finds the pool unseeded (never seeded, a fork child, a dropped page)
+ * pulls first and tries again, and after P15_MAX_RETRIES the kernel serves
+ * the rest.  A pull that is due (at most every 60 s, at the start of a read:
+ * xfer_secondary_pool()) comes first; its failure keeps the seeded pool.
+ */
+int surand_p15_read(uint8_t *buf, size_t len, const uint64_t *next_pull_ns, void *ctx,
+		    int (*extract)(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES]),
+		    int (*pull)(void *ctx, uint64_t now_ns))
 {
 	uint8_t tmp[SURAND_P15_EXTRACT_BYTES];
 	uint64_t now = surand_now_ns();
 	size_t n;
-	int r, cs, tries = 0;
+	int r, tries = 0;
 
-	/* xfer_secondary_pool(): at most every 60 s, at the start of a read.  A
-	 * failed pull keeps the (seeded) pool; an unseeded one is caught below. */
-	if (now >= __atomic_load_n(&nb->next_pull_ns, __ATOMIC_RELAXED))
-		(void)nbpool_pull(nb, now);
+	if (now >= __atomic_load_n(next_pull_ns, __ATOMIC_RELAXED))
+		(void)pull(ctx, now);
 	while (len) {
-		surand_lock(&nb->lock, &cs);
-		r = surand_p15_extract(nb->st, SURAND_P15_OUT_WORDS, tmp);
-		if (r == 0) {
-			nb->extractions++;
-			nb->bytes_mixed += SURAND_P15_HASH_BYTES;
-		}
-		surand_unlock(&nb->lock, cs);
-		if (SURAND_UNLIKELY(r != 0)) {
-			/* Never seeded, a fork child, or a dropped page: pull first. */
+		if (SURAND_UNLIKELY(extract(ctx, tmp) != 0)) {
 			if (++tries > P15_MAX_RETRIES)
 				return surand_kernel_fill(buf, len, 0);
-			r = nbpool_pull(nb, surand_now_ns());
+			r = pull(ctx, surand_now_ns());
 			if (r < 0)
 				return r;
 			continue;
@@ -412,6 +411,31 @@ int surand_nbpool_read(struct surand_nbpool *nb, uint8_t *buf, size_t len)
 	/* Bytes handed out never stay in memory. */
 	surand_wipe(tmp, sizeof(tmp));
 	return 0;
+}
+
+static int nbpool_extract_cb(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES])
+{
+	struct surand_nbpool *nb = ctx;
+	int r, cs;
+
+	surand_lock(&nb->lock, &cs);
+	r = surand_p15_extract(nb->st, SURAND_P15_OUT_WORDS, out);
+	if (r == 0) {
+		nb->extractions++;
+		nb->bytes_mixed += SURAND_P15_HASH_BYTES;
+	}
+	surand_unlock(&nb->lock, cs);
+	return r;
+}
+
+static int nbpool_pull_cb(void *ctx, uint64_t now_ns)
+{
+	return nbpool_pull(ctx, now_ns);
+}
+
+int surand_nbpool_read(struct surand_nbpool *nb, uint8_t *buf, size_t len)
+{
+	return surand_p15_read(buf, len, &nb->next_pull_ns, nb, nbpool_extract_cb, nbpool_pull_cb);
 }
 
 int surand_nbpool_reseed(struct surand_nbpool *nb)

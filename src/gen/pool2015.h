@@ -97,6 +97,11 @@ int surand_p15_extract(struct surand_p15 *p, unsigned nwords, uint8_t out[SURAND
  * credited bits, 32 bytes extracted from it: the kernel's interrupt, disk
  * and input events reached its input pool the same way, through mixing.
  */
+/* The read loop of the 2015 designs (pool2015.c): extract() gives 10 bytes
+ * or fails on an unseeded pool, then pull() seeds it; 0 or -errno. */
+int surand_p15_read(uint8_t *buf, size_t len, const uint64_t *next_pull_ns, void *ctx,
+		    int (*extract)(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES]),
+		    int (*pull)(void *ctx, uint64_t now_ns)) SURAND_HIDDEN;
 /* Extracts n bytes (10 per SHA-1 extraction) for another pool; 0 or -errno. */
 int surand_p15_input_pull(uint8_t *out, size_t n) SURAND_HIDDEN;
 /* Mixes bytes into the input pool (an event source). 0 or -errno. */

@@ -56,7 +56,6 @@
 #define MB_CELLS 64u /* mixback buffer: hashes waiting for the lock holder */
 #define MB_MASK (MB_CELLS - 1)
 #define PULL_BYTES (SURAND_P15_OUT_WORDS * 4)
-#define MAX_RETRIES 64
 
 /* Secret state in one wipe-on-fork page: the pool and the waiting hashes. */
 struct salted_secret {
@@ -335,32 +334,21 @@ static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 	return 0;
 }
 
+static int salted_extract_cb(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES])
+{
+	(void)ctx;
+	return salted_extract(out);
+}
+
+static int salted_pull_cb(void *ctx, uint64_t now_ns)
+{
+	(void)ctx;
+	return salted_pull(now_ns);
+}
+
 static int salted_fill(void *buf, size_t len)
 {
-	uint8_t *p = buf, tmp[SURAND_P15_EXTRACT_BYTES];
-	uint64_t now = surand_now_ns();
-	size_t n;
-	int r, tries = 0;
-
-	if (now >= __atomic_load_n(&next_pull_ns, __ATOMIC_RELAXED))
-		(void)salted_pull(now); /* failure: the seeded pool stays; unseeded is caught below */
-	while (len) {
-		if (SURAND_UNLIKELY(salted_extract(tmp) != 0)) {
-			if (++tries > MAX_RETRIES)
-				return surand_kernel_fill(p, len, 0);
-			r = salted_pull(surand_now_ns());
-			if (r < 0)
-				return r;
-			continue;
-		}
-		n = len < sizeof(tmp) ? len : sizeof(tmp);
-		memcpy(p, tmp, n);
-		p += n;
-		len -= n;
-	}
-	/* Bytes handed out never stay in memory. */
-	surand_wipe(tmp, sizeof(tmp));
-	return 0;
+	return surand_p15_read(buf, len, &next_pull_ns, NULL, salted_extract_cb, salted_pull_cb);
 }
 
 /* ==== 5. control, fork, stats, test hooks =================================== */

@@ -54,7 +54,6 @@
 
 #define CPU_OFFSET_WORDS 12u  /* Spelvin's example: CPU 1 at offset 12 */
 #define PULL_BYTES (SURAND_P15_OUT_WORDS * 4)
-#define MAX_RETRIES 64
 #define POOL_SEEDING 2u       /* even: being seeded; odd: a seeding's number */
 
 static struct surand_p15 *pool; /* wipe-on-fork memory */
@@ -190,32 +189,21 @@ static int tso_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 	return 0;
 }
 
+static int tso_extract_cb(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES])
+{
+	(void)ctx;
+	return tso_extract(out);
+}
+
+static int tso_pull_cb(void *ctx, uint64_t now_ns)
+{
+	(void)ctx;
+	return tso_pull(now_ns);
+}
+
 static int tso_fill(void *buf, size_t len)
 {
-	uint8_t *p = buf, tmp[SURAND_P15_EXTRACT_BYTES];
-	uint64_t now = surand_now_ns();
-	size_t n;
-	int r, tries = 0;
-
-	if (now >= __atomic_load_n(&next_pull_ns, __ATOMIC_RELAXED))
-		(void)tso_pull(now); /* failure: the seeded pool stays; unseeded is caught below */
-	while (len) {
-		if (SURAND_UNLIKELY(tso_extract(tmp) != 0)) {
-			if (++tries > MAX_RETRIES)
-				return surand_kernel_fill(p, len, 0);
-			r = tso_pull(surand_now_ns());
-			if (r < 0)
-				return r;
-			continue;
-		}
-		n = len < sizeof(tmp) ? len : sizeof(tmp);
-		memcpy(p, tmp, n);
-		p += n;
-		len -= n;
-	}
-	/* Bytes handed out never stay in memory. */
-	surand_wipe(tmp, sizeof(tmp));
-	return 0;
+	return surand_p15_read(buf, len, &next_pull_ns, NULL, tso_extract_cb, tso_pull_cb);
 }
 
 /* ==== 5. control, fork, stats, test hooks =================================== */
