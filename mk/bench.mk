@@ -37,3 +37,45 @@ bench: all $(BENCH_PROGS)
 
 # tests/test_bench.c includes tools/bench_*.c: rebuilt when they change.
 $(BUILD)/test/test_bench: $(wildcard tools/bench_*.c) tools/bench.h
+
+# ---- the Rust peer of surand bench (bench/rust-rand/) ----------------------
+# rand 0.8's thread_rng() behind extern "C" functions, a shared object that
+# `surand bench` loads with dlopen() from next to build/surand (source
+# rust-rand).  Built offline from Debian's packaged crates: cargo and
+# librust-rand-dev; bench/rust-rand/.cargo/config.toml replaces crates.io with
+# /usr/share/cargo/registry.  The crate is copied under $(BUILD) and built
+# there (Cargo.lock and target/ stay out of the source tree), with a CARGO_HOME
+# of its own so that no user configuration or network is consulted.  Debian's
+# cargo and rustc are preferred when both are installed.
+RUST_PEER_SO  := $(BUILD)/libsurand-rust-rand-peer.so
+RUST_PEER_DIR := $(BUILD)/rust-rand
+RUST_PEER_SRC := bench/rust-rand/Cargo.toml bench/rust-rand/.cargo/config.toml \
+		 bench/rust-rand/src/lib.rs
+ifneq ($(wildcard /usr/bin/cargo),)
+ifneq ($(wildcard /usr/bin/rustc),)
+CARGO ?= /usr/bin/cargo
+RUST_PEER_RUSTC ?= /usr/bin/rustc
+endif
+endif
+CARGO ?= cargo
+RUST_PEER_RUSTC ?= rustc
+HAVE_RUST_PEER := $(shell command -v $(CARGO) >/dev/null 2>&1 && \
+		    ls -d /usr/share/cargo/registry/rand-0.8.* >/dev/null 2>&1 && echo 1)
+
+$(RUST_PEER_SO): $(RUST_PEER_SRC)
+	@rm -rf $(RUST_PEER_DIR)/src $(RUST_PEER_DIR)/.cargo
+	@mkdir -p $(RUST_PEER_DIR)/cargo-home
+	cp -r bench/rust-rand/. $(RUST_PEER_DIR)/
+	cd $(RUST_PEER_DIR) && CARGO_HOME=$$PWD/cargo-home RUSTC=$(RUST_PEER_RUSTC) \
+		$(CARGO) build --release --offline --quiet
+	cp $(RUST_PEER_DIR)/target/release/libsurand_rust_rand_peer.so $@
+
+.PHONY: rust-peer
+rust-peer: $(RUST_PEER_SO)
+
+ifeq ($(HAVE_RUST_PEER),1)
+ALL_TARGETS += $(RUST_PEER_SO)
+run bench: $(RUST_PEER_SO)
+else
+LEFT_OUT += Rust-rand-peer-of-surand-bench:cargo+librust-rand-dev
+endif
