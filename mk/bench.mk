@@ -1,7 +1,7 @@
 # mk/bench.mk - the benchmark.
 #
-#   make bench    the full `surand bench` (table, design targets, CSV, JSON, PNG charts)
-#                 and bench/shared_writes, results under $(BUILD)/bench-results/
+#   make bench    the full `surand bench` (table, design targets, CSV, JSON, PNG charts),
+#                 bench/shared_writes and bench/overhead, results under $(BUILD)/bench-results/
 #   make run      `surand bench --quick` (in the Makefile)
 #   make bench BENCH_ARGS="--threads 1,2 --seconds 1"   extra options for surand bench
 #
@@ -11,7 +11,8 @@
 # `make check` builds them (so they keep compiling) and tests/bench.sh runs
 # the counters' self-test; it runs no benchmark.
 
-BENCH_PROG_SRC := $(wildcard bench/*.c)
+# bench/overhead.c links the shared library instead (below)
+BENCH_PROG_SRC := $(filter-out bench/overhead.c,$(wildcard bench/*.c))
 BENCH_PROGS    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_PROG_SRC))
 BENCH_TOOL_OBJ := $(patsubst tools/%.c,$(BUILD)/bench/tools/%.o,\
 		    tools/bench_engine.c tools/bench_sources.c tools/bench_vdso.c)
@@ -29,11 +30,31 @@ $(BENCH_PROGS): $(BUILD)/bench/%: bench/%.c $(BENCH_TOOL_OBJ) $(BENCHLIB) tools/
 
 CHECK_DEPS += $(BENCH_PROGS)
 
-bench: all $(BENCH_PROGS)
+# bench/overhead: the per-call costs taken apart.  Linked against the shipped
+# shared library ($(BUILD)/libsurand.so, found at run time through the rpath)
+# and a tiny shared object of its own (bench/overhead/callee.c, the library's
+# flags), so that every call it times goes through a real PLT.
+OVERHEAD      := $(BUILD)/bench/overhead
+OVERHEAD_SO   := $(BUILD)/bench/liboverhead-callee.so
+
+$(OVERHEAD_SO): bench/overhead/callee.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_LIB) -shared -Wl,-soname,liboverhead-callee.so -o $@ $<
+
+$(OVERHEAD): bench/overhead.c $(OVERHEAD_SO) $(BUILD)/libsurand.so include/surand.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -Iinclude $(SAN) $(EXTRA_CFLAGS) -o $@ $< \
+		-L$(BUILD)/bench -loverhead-callee -L$(BUILD) -lsurand -ldl \
+		-Wl,-rpath,'$$ORIGIN:$$ORIGIN/..'
+
+CHECK_DEPS += $(OVERHEAD)
+
+bench: all $(BENCH_PROGS) $(OVERHEAD)
 	@mkdir -p $(BENCH_OUT)
 	bash -o pipefail -c '$(BUILD)/surand bench $(BENCH_ARGS) --csv $(BENCH_OUT)/bench.csv \
 		--json $(BENCH_OUT)/bench.json --plot $(BENCH_OUT)/bench.png | tee $(BENCH_OUT)/bench.txt'
 	bash -o pipefail -c '$(BUILD)/bench/shared_writes | tee $(BENCH_OUT)/shared_writes.txt'
+	bash -o pipefail -c '$(OVERHEAD) | tee $(BENCH_OUT)/overhead.txt'
 
 # tests/test_bench.c includes tools/bench_*.c: rebuilt when they change.
 $(BUILD)/test/test_bench: $(wildcard tools/bench_*.c) tools/bench.h

@@ -145,4 +145,16 @@ int bench_scaling_judgeable(unsigned ncpu);
 int bench_busy_warning(char *buf, size_t n, double load1, unsigned ncpu, unsigned starved,
 		       unsigned measured, double share);
 
+/*
+ * A design target's verdict: ratio against need (at_most: a time ratio that
+ * must stay at or under need; else a speed-up that must reach it) and goal
+ * (0: none).  BENCH_MISS, BENCH_PASS_BELOW_GOAL, or BENCH_PASS (goal met or
+ * no goal); a ratio that is not a number misses.
+ */
+enum { BENCH_MISS = 0, BENCH_PASS_BELOW_GOAL = 1, BENCH_PASS = 2 };
+int bench_target_verdict(double ratio, double need, double goal, int at_most);
+/* The worst step of a size sweep: the largest ns[i] / ns[i + 1] over
+ * i < n - 1, its i in *at; 0 when n < 2 or a figure is not positive. */
+double bench_worst_step(const double *ns, size_t n, size_t *at);
+
 #endif

@@ -381,14 +381,12 @@ static void target_scaling(struct plan *p, struct target *b, const char *a, cons
 
 int target_met(const struct target *b)
 {
-	return b->have && (b->at_most ? b->ratio <= b->need : b->ratio >= b->need);
+	return b->have && bench_target_verdict(b->ratio, b->need, b->goal, b->at_most) != BENCH_MISS;
 }
 
 int target_goal_met(const struct target *b)
 {
-	if (!target_met(b) || b->goal <= 0)
-		return target_met(b);
-	return b->at_most ? b->ratio <= b->goal : b->ratio >= b->goal;
+	return b->have && bench_target_verdict(b->ratio, b->need, b->goal, b->at_most) == BENCH_PASS;
 }
 
 /* A time ratio: ns per call of a at size_a over ref at size_ref, 1 thread. */
@@ -414,31 +412,24 @@ static void target_time(struct plan *p, struct target *b, const char *a, size_t 
 /* The small-size sweep: the worst time ratio of size s over size s + 1, 1..SWEEP_MAX. */
 static void target_sweep(struct plan *p, struct target *b, const char *a)
 {
-	int found = 0;
-	size_t worst_s = 0;
-	double wx = 0, wy = 0;
+	double ns[SWEEP_MAX];
+	size_t at;
 
-	for (size_t s = 1; s < SWEEP_MAX; s++) {
-		const struct bench_result *x = result_of(p, a, s, 1), *y = result_of(p, a, s + 1, 1);
+	for (size_t s = 1; s <= SWEEP_MAX; s++) {
+		const struct bench_result *x = result_of(p, a, s, 1);
 
-		if (!x || !y) {
+		if (!x) {
 			snprintf(b->detail, sizeof(b->detail), "n/a: %s not measured at %zu B, 1 thread",
-				 a, !x ? s : s + 1);
+				 a, s);
 			return;
 		}
-		double v = x->ns_per_call_thread / y->ns_per_call_thread;
-		if (!found || v > b->ratio) {
-			b->ratio = v;
-			worst_s = s;
-			wx = x->ns_per_call_thread;
-			wy = y->ns_per_call_thread;
-		}
-		found = 1;
+		ns[s - 1] = x->ns_per_call_thread;
 	}
-	b->have = 1;
+	b->ratio = bench_worst_step(ns, SWEEP_MAX, &at);
+	b->have = b->ratio > 0;
 	snprintf(b->detail, sizeof(b->detail),
 		 "worst pair %zu B %.1f ns/call vs %zu B %.1f ns/call; %.0f%% allowed for timing noise",
-		 worst_s, wx, worst_s + 1, wy, SWEEP_NOISE * 100);
+		 at + 1, ns[at], at + 2, ns[at + 1], SWEEP_NOISE * 100);
 }
 
 void compute_targets(struct plan *p, struct target *targets)
