@@ -2,8 +2,10 @@
 # tests/bench.sh - `surand bench` at the tool level: every bad input
 # exits 64 with one line and does no work; a tiny run prints the table, the
 # design targets and the scales, in words; output files; the --quick plan; the default thread list;
-# optional sources as rows or absent with why; the "few calls" flag; the
-# progress line on a terminal; the bench build's counters and marker.
+# optional sources as rows or absent with why (the Rust and libbsd peers: the
+# apt-get line, a failure under SURAND_REQUIRE_ALL=1); the "few calls" flag; the
+# progress line on a terminal; the bench build's counters and marker;
+# bench/overhead's rows.
 # Prints PASS/FAIL/SKIP lines for scripts/run-tests.sh.  Under ~10 s.
 set -u
 BUILD=${BUILD:-build}
@@ -493,6 +495,36 @@ if [ -x "$sw" ]; then
 	fi
 else
 	fail shared_writes_built "$sw not built (make check builds it)"
+fi
+
+# ---- bench/overhead: the per-call costs, through the real shared library ----
+ov=$BUILD/bench/overhead
+if [ -x "$ov" ]; then
+	out=$("$ov" --calls 20000 --rounds 2 2>"$tmp/err")
+	rc=$?
+	# 11 rows "what ... ns/call above", the surand rows last, every figure a number
+	rows=$(printf '%s\n' "$out" | awk '/^what +ns\/call/ { t = 1; next } t && /^reading:/ { exit }
+		t && $(NF - 1) ~ /^[0-9]+\.[0-9][0-9]$/ && ($NF == "-" || $NF ~ /^[-+][0-9]+\.[0-9][0-9]$/) { n++ }
+		END { print n + 0 }')
+	if [ "$rc" -eq 0 ] && [ "$rows" -eq 11 ] &&
+		printf '%s\n' "$out" | grep -q '^empty function in a shared object, through the PLT ' &&
+		printf '%s\n' "$out" | grep -q '^surand_bytes(buf, 16), libsurand.so through the PLT ' &&
+		printf '%s\n' "$out" | grep -q '^overhead: .*best of 2 rounds of 20000 calls'; then
+		pass overhead_rows
+	else
+		fail overhead_rows "exit $rc, $rows of 11 rows: $(head -c 200 "$tmp/err")"
+	fi
+	# surand's calls come from the shared library, not a static copy
+	if printf '%s\n' "$out" | grep -Eq '^surand_u32 from .*/libsurand\.so\.1 \(backend [a-z0-9-]+\)$'; then
+		pass overhead_through_shared_library
+	else
+		fail overhead_through_shared_library "$(printf '%s\n' "$out" | grep 'from' | head -1)"
+	fi
+	"$ov" --calls 10 >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq 64 ] && [ "$(grep -c . "$tmp/err")" -eq 1 ]; then pass overhead_bad_option; else fail overhead_bad_option "exit $rc"; fi
+else
+	fail overhead_built "$ov not built (make check builds it)"
 fi
 
 # ---- bench kleen / bench mixed (tools/bench_debate.c) ---------------------------
