@@ -47,13 +47,13 @@ struct run {
 	char why[256];
 	char desc[400];
 	int failed;              /* the child died or a cell failed */
+	unsigned passes;         /* > 1: each cell this many times in a row, best kept */
 	char fail[200];
 	/* the cells of the plan this source runs: bit si of size_mask and bit ti of
 	 * thread_mask (MAX_LIST is 64); the default plan measures each source only
 	 * where the report reads it */
 	uint64_t size_mask, thread_mask;
 	double seconds;          /* > 0: this source's window per cell (else the plan's) */
-	unsigned passes;         /* > 1: each cell this many times in a row, best kept */
 };
 
 struct cellres {

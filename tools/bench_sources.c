@@ -457,6 +457,7 @@ static int arc4_fill(void *ctx, void *buf, size_t len)
  */
 static uint32_t (*bsd_u32_fn)(void);
 static void (*bsd_buf_fn)(void *, size_t);
+static void *bsd_handle; /* kept open: the functions above live in it */
 
 static int in_object(void *fn, void *handle)
 {
@@ -468,16 +469,18 @@ static int in_object(void *fn, void *handle)
 
 static int libbsd_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
 {
-	void *h = dlopen(BENCH_LIBBSD_SO, RTLD_NOW | RTLD_LOCAL);
+	void *h;
 	Dl_info info;
 	char real[4096];
 	const char *file = NULL, *ver;
 
 	(void)arg;
+	h = bsd_handle ? bsd_handle : dlopen(BENCH_LIBBSD_SO, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(why, why_len, "%s not found (%s)", BENCH_LIBBSD_SO, BENCH_LIBBSD_APT);
 		return -1;
 	}
+	bsd_handle = h;
 	bsd_u32_fn = (uint32_t (*)(void))dlvsym(h, "arc4random", "LIBBSD_0.0");
 	bsd_buf_fn = (void (*)(void *, size_t))dlvsym(h, "arc4random_buf", "LIBBSD_0.2");
 	if (!in_object((void *)bsd_u32_fn, h) || !in_object((void *)bsd_buf_fn, h)) {
@@ -513,6 +516,7 @@ static int libbsd_fill(void *ctx, void *buf, size_t len)
 static uint32_t (*rust_u32_fn)(void);
 static uint64_t (*rust_u64_fn)(void);
 static int (*rust_fill_fn)(void *, size_t);
+static void *rust_handle; /* kept open: the functions above live in it */
 
 /* dir of the running program + "/" + name, 0; or -1. */
 static int next_to_self(const char *name, char *path, size_t cap)
@@ -543,12 +547,13 @@ static int rust_setup(const char *arg, char *desc, size_t desc_len, char *why, s
 			 BENCH_RUST_PEER_SO, BENCH_RUST_PEER_APT);
 		return -1;
 	}
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	h = rust_handle ? rust_handle : dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(why, why_len, "dlopen %s: %s (%s)", BENCH_RUST_PEER_SO, dlerror(),
 			 BENCH_RUST_PEER_APT);
 		return -1;
 	}
+	rust_handle = h;
 	rust_u32_fn = (uint32_t (*)(void))dlsym(h, "surand_peer_rust_u32");
 	rust_u64_fn = (uint64_t (*)(void))dlsym(h, "surand_peer_rust_u64");
 	rust_fill_fn = (int (*)(void *, size_t))dlsym(h, "surand_peer_rust_fill");
