@@ -212,6 +212,21 @@ static void sampling_period_budget(void)
 	T_ASSERT_MSG(t >= 0 && t < 10000, "clock pair %.0f ns", t);
 }
 
+/* The timed calls come at a mean gap of the sampling period (gaps drawn
+ * from N/2..3N/2): about calls / N of them. */
+static void sampling_mean_gap(void)
+{
+	struct bench_result r;
+	double expect;
+
+	T_ASSERT(bench_run_cell(&fake, 16, 1, 0.05, 0.01, NULL, &r) == 0);
+	T_ASSERT(r.sample_every >= 1 && r.calls > 1000);
+	expect = (double)r.calls / r.sample_every;
+	T_ASSERT_MSG((double)r.samples > 0.7 * expect && (double)r.samples < 1.4 * expect + 2,
+		     "%llu samples of %llu calls at period %u", (unsigned long long)r.samples,
+		     (unsigned long long)r.calls, r.sample_every);
+}
+
 static void vdso_lookups_agree(void)
 {
 	void *a = bench_vdso_lookup_dlvsym(), *b = bench_vdso_lookup_auxv();
@@ -438,6 +453,7 @@ int main(int argc, char **argv)
 	T_RUN(refuses_failed_setup);
 	T_RUN(histogram_percentiles);
 	T_RUN(sampling_period_budget);
+	T_RUN(sampling_mean_gap);
 	T_RUN(vdso_lookups_agree);
 	T_RUN(stateless_source_runs);
 	T_RUN(source_table_complete);

@@ -513,9 +513,12 @@ static int libbsd_fill(void *ctx, void *buf, size_t len)
 
 
 /* ---- Rust rand 0.8 thread_rng(), from bench/rust-rand/ ------------------------- */
-static uint32_t (*rust_u32_fn)(void);
-static uint64_t (*rust_u64_fn)(void);
-static int (*rust_fill_fn)(void *, size_t);
+/* Each worker thread holds its own thread_rng() handle (made and freed on that thread). */
+static void *(*rust_new_fn)(void);
+static void (*rust_free_fn)(void *);
+static uint32_t (*rust_u32_fn)(void *);
+static uint64_t (*rust_u64_fn)(void *);
+static int (*rust_fill_fn)(void *, void *, size_t);
 static void *rust_handle; /* kept open: the functions above live in it */
 
 /* dir of the running program + "/" + name, 0; or -1. */
@@ -554,11 +557,14 @@ static int rust_setup(const char *arg, char *desc, size_t desc_len, char *why, s
 		return -1;
 	}
 	rust_handle = h;
-	rust_u32_fn = (uint32_t (*)(void))dlsym(h, "surand_peer_rust_u32");
-	rust_u64_fn = (uint64_t (*)(void))dlsym(h, "surand_peer_rust_u64");
-	rust_fill_fn = (int (*)(void *, size_t))dlsym(h, "surand_peer_rust_fill");
+	rust_new_fn = (void *(*)(void))dlsym(h, "surand_peer_rust_new");
+	rust_free_fn = (void (*)(void *))dlsym(h, "surand_peer_rust_free");
+	rust_u32_fn = (uint32_t (*)(void *))dlsym(h, "surand_peer_rust_u32");
+	rust_u64_fn = (uint64_t (*)(void *))dlsym(h, "surand_peer_rust_u64");
+	rust_fill_fn = (int (*)(void *, void *, size_t))dlsym(h, "surand_peer_rust_fill");
 	desc_fn = (const char *(*)(void))dlsym(h, "surand_peer_rust_desc");
-	if (!rust_u32_fn || !rust_u64_fn || !rust_fill_fn || !desc_fn) {
+	if (!rust_new_fn || !rust_free_fn || !rust_u32_fn || !rust_u64_fn || !rust_fill_fn ||
+	    !desc_fn) {
 		snprintf(why, why_len, "%s lacks its functions: rebuild it (%s)", BENCH_RUST_PEER_SO,
 			 BENCH_RUST_PEER_APT);
 		return -1;
@@ -567,21 +573,30 @@ static int rust_setup(const char *arg, char *desc, size_t desc_len, char *why, s
 	return 0;
 }
 
+static void *rust_init(size_t max_len)
+{
+	(void)max_len;
+	return rust_new_fn();
+}
+
 static int rust_fill(void *ctx, void *buf, size_t len)
 {
-	(void)ctx;
 	if (len == 4) {
-		uint32_t v = rust_u32_fn();
+		uint32_t v = rust_u32_fn(ctx);
 		memcpy(buf, &v, 4);
 	} else if (len == 8) {
-		uint64_t v = rust_u64_fn();
+		uint64_t v = rust_u64_fn(ctx);
 		memcpy(buf, &v, 8);
 	} else {
-		return rust_fill_fn(buf, len);
+		return rust_fill_fn(ctx, buf, len);
 	}
 	return 0;
 }
 
+static void rust_fini(void *ctx)
+{
+	rust_free_fn(ctx);
+}
 
 /* ---- OpenSSL RAND_bytes and EVP ChaCha20 ------------------------------------- */
 #define NO_OPENSSL "built without OpenSSL (apt-get install libssl-dev, then rebuild)"
@@ -701,7 +716,7 @@ const struct bench_source bench_system_sources[] = {
 	{"getrandom", BENCH_KIND_SYSTEM, getrandom_setup, NULL, getrandom_fill, NULL, NULL, 0},
 	{"urandom", BENCH_KIND_SYSTEM, urandom_setup, urandom_init, urandom_fill, urandom_fini, NULL, 0},
 	{"arc4random", BENCH_KIND_SYSTEM, arc4_setup, NULL, arc4_fill, NULL, NULL, 0},
-	{"rust-rand", BENCH_KIND_LIBRARY, rust_setup, NULL, rust_fill, NULL, NULL, 0},
+	{"rust-rand", BENCH_KIND_LIBRARY, rust_setup, rust_init, rust_fill, rust_fini, NULL, 0},
 	{"libbsd", BENCH_KIND_LIBRARY, libbsd_setup, NULL, libbsd_fill, NULL, NULL, 0},
 #ifdef HAVE_OPENSSL
 	{"openssl-rand", BENCH_KIND_LIBRARY, ossl_rand_setup, NULL, ossl_rand_fill, NULL, NULL, 0},
