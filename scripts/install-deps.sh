@@ -16,6 +16,9 @@ PKGS=(
   groff-base mount bsdutils   # tests/cli.sh: man pages render (groff), loop devices (losetup), a pty (script)
   qemu-system-x86 busybox-static cpio kmod linux-headers-amd64  # kernel module under qemu
 )
+# surand bench's small-draw peers: Rust's rand 0.8 thread_rng() (bench/rust-rand/,
+# built offline from Debian's packaged crates) and libbsd's arc4random (dlopen)
+PKGS+=(cargo librust-rand-dev libbsd0)
 if [ "$(id -u)" != 0 ]; then echo "install-deps: run as root (apt-get)" >&2; exit 77; fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq

@@ -2,8 +2,10 @@
 # tests/bench.sh - `surand bench` at the tool level: every bad input
 # exits 64 with one line and does no work; a tiny run prints the table, the
 # design targets and the scales, in words; output files; the --quick plan; the default thread list;
-# optional sources as rows or absent with why; the "few calls" flag; the
-# progress line on a terminal; the bench build's counters and marker.
+# optional sources as rows or absent with why (the Rust and libbsd peers: the
+# apt-get line, a failure under SURAND_REQUIRE_ALL=1); the "few calls" flag; the
+# progress line on a terminal; the bench build's counters and marker;
+# bench/overhead's rows.
 # Prints PASS/FAIL/SKIP lines for scripts/run-tests.sh.  Under ~10 s.
 set -u
 BUILD=${BUILD:-build}
@@ -115,14 +117,16 @@ else
 	else
 		fail tiny_run_header "no table header"
 	fi
-	# all six design targets are printed, each naming the default backend as
-	# "surand (NAME)" ("not measured" where this run lacks the sources)
+	# all 13 design targets are printed, each naming the default backend as
+	# "surand (NAME)", with PASS or MISS ("not measured" where this run lacks the sources)
 	def0=$("$S" bench --list | sed -n 's/^backends (default first): \([^,]*\).*/\1/p')
-	nb=$(printf '%s\n' "$out" | sed -n '/^design targets/,/^$/p' | grep -c "^  surand ($def0) .*target >= ")
-	if printf '%s\n' "$out" | grep -q "^design targets, surand ($def0) against peers" && [ "$nb" -eq 6 ]; then
+	tl=$(printf '%s\n' "$out" | sed -n '/^design targets/,/^$/p' | grep "^  surand ($def0) .*target [<>]= ")
+	nb=$(printf '%s\n' "$tl" | grep -c .)
+	nw=$(printf '%s\n' "$tl" | grep -Ec ': (PASS|MISS)(, goal not reached)?  \(|: not measured \(')
+	if printf '%s\n' "$out" | grep -q "^design targets, surand ($def0) against peers" && [ "$nb" -eq 13 ] && [ "$nw" -eq 13 ]; then
 		pass tiny_run_targets
 	else
-		fail tiny_run_targets "want the targets heading and 6 target lines, got $nb"
+		fail tiny_run_targets "want the targets heading and 13 target lines in words (PASS/MISS/not measured), got $nb lines, $nw in words"
 	fi
 	if printf '%s\n' "$out" | grep -Eq '^  bare +scales: ' && printf '%s\n' "$out" | grep -Eq '^  getrandom +scales: '; then
 		pass tiny_run_scales
@@ -157,7 +161,7 @@ else
 		fail tiny_run_csv "want a header and 2 good rows, got $rows"
 	fi
 	if command -v python3 >/dev/null; then
-		if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2 and len(d["targets"])==6 and all(r["calls_per_s"]>0 for r in d["results"])' "$tmp/b.json" 2>"$tmp/perr"; then
+		if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2 and len(d["targets"])==13 and all(r["calls_per_s"]>0 for r in d["results"])' "$tmp/b.json" 2>"$tmp/perr"; then
 			pass tiny_run_json
 		else
 			fail tiny_run_json "$(tail -n 1 "$tmp/perr")"
@@ -264,6 +268,11 @@ table_cells() {
 }
 
 # ---- --quick: its fixed plan ----
+# Each source where the report reads it: the default backend at the main sizes
+# (4 B, 8 B, 16 B, 4 KiB, 64 KiB) and threads 1, 2, 64; the 2015 pools at 4 B,
+# 16 B, 4 KiB, 64 KiB and every thread count; bare at the main sizes on 1 and 2
+# threads; the other peers at the main sizes on 1 thread; surand_bytes() at 1..32
+# bytes on 1 thread; surand_add_event at 4 B on 1 thread.
 backends=$("$S" bench --list | sed -n 's/^backends (default first): //p')
 def=${backends%%,*}
 out=$("$S" bench --quick --seconds 0.01 2>"$tmp/err")
@@ -272,28 +281,66 @@ if [ "$rc" -ne 0 ]; then
 	fail quick_plan "exit $rc: $(head -c 300 "$tmp/err")"
 else
 	cells=$(printf '%s\n' "$out" | table_cells)
-	got_src=$(printf '%s\n' "$cells" | awk '{ print $1 }' | sort -u | tr '\n' ' ')
-	want_src="$def* bare getrandom urandom legacy"
-	case ",$backends," in *,legacy-spin,*) want_src="$want_src legacy-spin" ;; esac
-	# the vDSO is a run-time peer (Linux 6.11+): a row, or listed absent with why
-	if printf '%s\n' "$out" | sed -n '/^absent:/,/^$/p' | grep -Eq '^  vdso +[^ ]'; then :; else want_src="$want_src vdso"; fi
-	want_src=$(printf '%s\n' $want_src | sort -u | tr '\n' ' ')
-	got_sz=$(printf '%s\n' "$cells" | awk '{ print $2 $3 }' | sort -u | tr '\n' ' ')
-	got_thr=$(printf '%s\n' "$cells" | awk '{ print $4 }' | sort -nu | tr '\n' ' ')
-	nsrc=$(printf '%s\n' $want_src | wc -l)
-	ncells=$(printf '%s\n' "$cells" | grep -c .)
-	if [ "$got_src" != "$want_src" ]; then
-		fail quick_plan_sources "sources '$got_src', want '$want_src'"
+	absent=$(printf '%s\n' "$out" | sed -n '/^absent:/,/^$/p')
+	is_absent_q() { printf '%s\n' "$absent" | grep -Eq "^  $1 +[^ ].*$2"; }
+	main="4B 8B 16B 4KiB 64KiB"
+	want() { # source, sizes, threads: the expected "source size threads" lines
+		for sz in $2; do for t in $3; do echo "$1 $sz $t"; done; done
+	}
+	{
+		want "$def*" "$main" "1 2 64"
+		want legacy "4B 16B 4KiB 64KiB" "1 2 64"
+		case ",$backends," in *,legacy-spin,*) want legacy-spin "4B 16B 4KiB 64KiB" "1 2 64" ;; esac
+		want bare "$main" "1 2"
+		want surand-bytes "$(seq 1 32 | sed 's/$/B/' | tr '\n' ' ')" 1
+		want add-event 4B 1
+		want getrandom "$main" 1
+		want urandom "$main" 1
+		# run-time peers: a row, or listed absent with why
+		for src in vdso arc4random rust-rand libbsd openssl-chacha; do
+			is_absent_q "$src" '' || want "$src" "$main" 1
+		done
+	} | sort >"$tmp/want_cells"
+	printf '%s\n' "$cells" | awk '{ print $1, $2 $3, $4 }' | sort >"$tmp/got_cells"
+	if cmp -s "$tmp/want_cells" "$tmp/got_cells"; then
+		pass quick_plan_cells
 	else
-		pass quick_plan_sources
+		fail quick_plan_cells "cells differ from the plan: $(diff "$tmp/want_cells" "$tmp/got_cells" | grep '^[<>]' | head -5 | tr '\n' ';')"
 	fi
-	if [ "$got_sz" = "16B 4B 4KiB 64KiB " ] && [ "$got_thr" = "1 2 64 " ] &&
-		[ "$ncells" -eq $((nsrc * 4 * 3)) ]; then
-		pass quick_plan_sizes_threads
-	else
-		fail quick_plan_sizes_threads "sizes '$got_sz' (want 4 B, 16 B, 4 KiB, 64 KiB), threads '$got_thr' (want 1 2 64), $ncells cells (want $((nsrc * 12)))"
-	fi
-	if printf '%s\n' "$out" | grep -q '^design targets, surand '; then pass quick_plan_targets; else fail quick_plan_targets "no design targets after --quick"; fi
+	nt=$(printf '%s\n' "$out" | sed -n '/^design targets/,/^$/p' | grep "^  surand ($def) .*target [<>]= " | grep -Ec ': (PASS|MISS)(, goal not reached)?  \(|: not measured \(')
+	if [ "$nt" -eq 13 ]; then pass quick_plan_targets; else fail quick_plan_targets "$nt of 13 design targets in words after --quick"; fi
+	# each small-draw target is there in plain words
+	for w in "vs the vDSO, 4-byte calls" "vs the vDSO, 16-byte calls" "surand_u32() vs Rust's thread_rng" \
+		"surand_u64() vs Rust's thread_rng" "vs Rust's thread_rng(), 16-byte" "surand_u64() vs surand_u32()" \
+		"surand_bytes() at 1..32 bytes" "surand_add_event() vs the vDSO" "vs OpenSSL's EVP ChaCha20, 64 KiB" \
+		"1 -> 2 threads, scaling vs the bare" "2 -> 64 threads"; do
+		if ! printf '%s\n' "$out" | grep -qF "$w"; then fail quick_plan_target_words "no target line with '$w'"; w=; break; fi
+	done
+	[ -n "$w" ] && pass quick_plan_target_words
+	# the peers of the small-draw targets: measured, or absent with the packages to install
+	for src in rust-rand:'apt-get install cargo librust-rand-dev' libbsd:'apt-get install libbsd0'; do
+		name=${src%%:*} apt=${src#*:}
+		if printf '%s\n' "$cells" | awk '{ print $1 }' | grep -qx "$name"; then
+			pass "quick_peer_${name}_measured"
+		elif is_absent_q "$name" "$apt"; then
+			skip "quick_peer_${name}_measured" "$(printf '%s\n' "$absent" | grep -E "^  $name " | sed 's/^ *//')"
+		else
+			fail "quick_peer_${name}_measured" "neither a row nor absent with '$apt'"
+		fi
+	done
+fi
+
+# ---- a source with one call size (add-event: 4 B): only there ----
+out=$("$S" bench --sources add-event,bare --sizes 4,16 --threads 1 --seconds 0.01 2>"$tmp/err")
+rc=$?
+rows=$(printf '%s\n' "$out" | table_cells | awk '$1 == "add-event" { print $2 $3 }' | tr '\n' ' ')
+if [ "$rc" -eq 0 ] && [ "$rows" = "4B " ]; then pass add_event_only_4_bytes; else fail add_event_only_4_bytes "exit $rc, add-event rows at '$rows'"; fi
+out=$("$S" bench --sources add-event --sizes 16 --threads 1 --seconds 0.01 2>"$tmp/err")
+rc=$?
+if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | sed -n '/^absent:/,/^$/p' | grep -Eq '^  add-event +measured at 4-byte calls only'; then
+	pass add_event_absent_at_other_sizes
+else
+	fail add_event_absent_at_other_sizes "exit $rc, not listed absent with why: $(printf '%s\n' "$out" | grep add-event | head -2)"
 fi
 
 # ---- the default thread list: 1, 2, 4, nproc, 4*nproc, 64, duplicates removed ----
@@ -313,7 +360,7 @@ fi
 # HAVE_OPENSSL / HAVE_SODIUM test); the vDSO and arc4random depend on the
 # kernel and glibc at run time.
 have_pc() { command -v pkg-config >/dev/null && pkg-config --exists "$1" 2>/dev/null; }
-out=$("$S" bench --sources vdso,arc4random,openssl-rand,openssl-chacha,sodium --sizes 16 --threads 1 \
+out=$("$S" bench --sources vdso,arc4random,openssl-rand,openssl-chacha,sodium,rust-rand,libbsd --sizes 16 --threads 1 \
 	--seconds 0.01 2>"$tmp/err")
 rc=$?
 absent=$(printf '%s\n' "$out" | sed -n '/^absent:/,/^$/p')
@@ -336,6 +383,15 @@ else
 	for src in vdso arc4random; do
 		if is_row "$src" || is_absent "$src" ''; then pass "optional_${src}_row_or_why"
 		else fail "optional_${src}_row_or_why" "$src is neither a row nor listed absent with why"; fi
+	done
+	# loaded at run time: a row, or absent with the apt-get line (a failure in CI,
+	# where scripts/install-deps.sh installs them)
+	for src in rust-rand:'apt-get install cargo librust-rand-dev' libbsd:'apt-get install libbsd0'; do
+		name=${src%%:*} apt=${src#*:}
+		if is_row "$name" && ! is_absent "$name" ''; then pass "optional_${name}_row"
+		elif is_absent "$name" "$apt" && ! is_row "$name"; then
+			skip "optional_${name}_row" "$(printf '%s\n' "$absent" | grep -E "^  $name " | sed 's/^ *//')"
+		else fail "optional_${name}_row" "$name is neither a row nor absent with '$apt'"; fi
 	done
 fi
 
@@ -439,6 +495,36 @@ if [ -x "$sw" ]; then
 	fi
 else
 	fail shared_writes_built "$sw not built (make check builds it)"
+fi
+
+# ---- bench/overhead: the per-call costs, through the real shared library ----
+ov=$BUILD/bench/overhead
+if [ -x "$ov" ]; then
+	out=$("$ov" --calls 20000 --rounds 2 2>"$tmp/err")
+	rc=$?
+	# 11 rows "what ... ns/call above", the surand rows last, every figure a number
+	rows=$(printf '%s\n' "$out" | awk '/^what +ns\/call/ { t = 1; next } t && /^reading:/ { exit }
+		t && $(NF - 1) ~ /^[0-9]+\.[0-9][0-9]$/ && ($NF == "-" || $NF ~ /^[-+][0-9]+\.[0-9][0-9]$/) { n++ }
+		END { print n + 0 }')
+	if [ "$rc" -eq 0 ] && [ "$rows" -eq 11 ] &&
+		printf '%s\n' "$out" | grep -q '^empty function in a shared object, through the PLT ' &&
+		printf '%s\n' "$out" | grep -q '^surand_bytes(buf, 16), libsurand.so through the PLT ' &&
+		printf '%s\n' "$out" | grep -q '^overhead: .*best of 2 rounds of 20000 calls'; then
+		pass overhead_rows
+	else
+		fail overhead_rows "exit $rc, $rows of 11 rows: $(head -c 200 "$tmp/err")"
+	fi
+	# surand's calls come from the shared library, not a static copy
+	if printf '%s\n' "$out" | grep -Eq '^surand_u32 from .*/libsurand\.so\.1 \(backend [a-z0-9-]+\)$'; then
+		pass overhead_through_shared_library
+	else
+		fail overhead_through_shared_library "$(printf '%s\n' "$out" | grep 'from' | head -1)"
+	fi
+	"$ov" --calls 10 >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq 64 ] && [ "$(grep -c . "$tmp/err")" -eq 1 ]; then pass overhead_bad_option; else fail overhead_bad_option "exit $rc"; fi
+else
+	fail overhead_built "$ov not built (make check builds it)"
 fi
 
 # ---- bench kleen / bench mixed (tools/bench_debate.c) ---------------------------

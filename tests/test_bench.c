@@ -77,13 +77,13 @@ static void *failing_init(size_t max_len)
 }
 
 static const struct bench_source fake = {"fake", BENCH_KIND_SYSTEM, NULL, fake_init, fake_fill,
-					  fake_fini, NULL};
+					  fake_fini, NULL, 0};
 static const struct bench_source lazy = {"lazy", BENCH_KIND_SYSTEM, NULL, fake_init, lazy_fill,
-					  fake_fini, NULL};
+					  fake_fini, NULL, 0};
 static const struct bench_source flaky = {"flaky", BENCH_KIND_SYSTEM, NULL, fake_init,
-					   flaky_fill, fake_fini, NULL};
+					   flaky_fill, fake_fini, NULL, 0};
 static const struct bench_source broken = {"broken", BENCH_KIND_SYSTEM, NULL, failing_init,
-					    fake_fill, fake_fini, NULL};
+					    fake_fill, fake_fini, NULL, 0};
 
 /* No per-thread state: thread_init and thread_fini NULL (as bench_sources.c's getrandom). */
 static int stateless_fill(void *ctx, void *buf, size_t len)
@@ -95,7 +95,7 @@ static int stateless_fill(void *ctx, void *buf, size_t len)
 	return 0;
 }
 static const struct bench_source stateless = {"stateless", BENCH_KIND_SYSTEM, NULL, NULL,
-					       stateless_fill, NULL, NULL};
+					       stateless_fill, NULL, NULL, 0};
 
 /* hooks: each worker's own fill count as it enters and leaves the window */
 #define NT 6
@@ -212,6 +212,21 @@ static void sampling_period_budget(void)
 	T_ASSERT_MSG(t >= 0 && t < 10000, "clock pair %.0f ns", t);
 }
 
+/* The timed calls come at a mean gap of the sampling period (gaps drawn
+ * from N/2..3N/2): about calls / N of them. */
+static void sampling_mean_gap(void)
+{
+	struct bench_result r;
+	double expect;
+
+	T_ASSERT(bench_run_cell(&fake, 16, 1, 0.05, 0.01, NULL, &r) == 0);
+	T_ASSERT(r.sample_every >= 1 && r.calls > 1000);
+	expect = (double)r.calls / r.sample_every;
+	T_ASSERT_MSG((double)r.samples > 0.7 * expect && (double)r.samples < 1.4 * expect + 2,
+		     "%llu samples of %llu calls at period %u", (unsigned long long)r.samples,
+		     (unsigned long long)r.calls, r.sample_every);
+}
+
 static void vdso_lookups_agree(void)
 {
 	void *a = bench_vdso_lookup_dlvsym(), *b = bench_vdso_lookup_auxv();
@@ -258,11 +273,123 @@ static void source_table_complete(void)
 		T_ASSERT_MSG(!s->thread_init == !s->thread_fini, "source %s", s->name);
 		T_ASSERT(bench_find_system_source(s->name) == s);
 	}
-	T_ASSERT(n == 8);
+	T_ASSERT(n == 12);
+	/* the peers of the small-draw targets are in the table */
+	T_ASSERT(bench_find_system_source("rust-rand") && bench_find_system_source("libbsd") &&
+		 bench_find_system_source("surand-bytes") && bench_find_system_source("arc4random"));
+	/* add-event has one call size; every other source any */
+	for (const struct bench_source *s = bench_system_sources; s->name; s++)
+		T_ASSERT_MSG(s->only_size == (strcmp(s->name, "add-event") == 0 ? 4u : 0u), "%s",
+			     s->name);
 	T_ASSERT(bench_find_system_source("nosuch") == NULL);
 }
 
+/* libbsd's own arc4random, never glibc's of the same name (glibc 2.36+ has one). */
+static void libbsd_is_libbsd(void)
+{
+	char desc[400] = "", why[256] = "";
+	uint8_t a[16], b[16];
+	void *glibc_buf = dlsym(RTLD_DEFAULT, "arc4random_buf");
+
+	if (libbsd_setup("", desc, sizeof(desc), why, sizeof(why)) != 0) {
+		T_ASSERT_MSG(strstr(why, BENCH_LIBBSD_APT) != NULL, "why without the apt line: %s", why);
+		t_skip(why, "libbsd0");
+		return;
+	}
+	T_ASSERT(bsd_buf_fn && bsd_u32_fn);
+	T_ASSERT_MSG(glibc_buf == NULL || (void *)bsd_buf_fn != glibc_buf,
+		     "libbsd's arc4random_buf resolved to the program's (glibc's)");
+	T_ASSERT(strncmp(desc, "libbsd ", 7) == 0 && strstr(desc, "dlopen") != NULL);
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	T_ASSERT(libbsd_fill(NULL, a, sizeof(a)) == 0 && libbsd_fill(NULL, b, sizeof(b)) == 0);
+	T_ASSERT(memcmp(a, b, sizeof(a)) != 0);
+}
+
+/* The Rust object is looked for next to the program: absent here (build/test/),
+ * with the packages that build it named. */
+static void rust_peer_absent_says_how(void)
+{
+	char desc[400] = "", why[256] = "", here[4200];
+
+	T_ASSERT(next_to_self(BENCH_RUST_PEER_SO, here, sizeof(here)) == 0);
+	T_ASSERT(strstr(here, "/" BENCH_RUST_PEER_SO) != NULL);
+	if (access(here, R_OK) == 0) {
+		t_skip("a Rust peer object sits next to this test binary", NULL);
+		return;
+	}
+	T_ASSERT(rust_setup("", desc, sizeof(desc), why, sizeof(why)) == -1);
+	T_ASSERT_MSG(strstr(why, "apt-get install cargo librust-rand-dev") != NULL, "'%s'", why);
+}
+
+/* surand_add_event's source: the loop's buffer check holds, no call fails. */
+static void add_event_source_runs(void)
+{
+	const struct bench_source *ev = bench_find_system_source("add-event");
+	char desc[400] = "", why[256] = "";
+	struct bench_result r;
+
+	T_ASSERT(ev && ev->setup("", desc, sizeof(desc), why, sizeof(why)) == 0);
+	T_ASSERT(bench_run_cell(ev, ev->only_size, 1, 0.03, 0.01, NULL, &r) == 0);
+	T_ASSERT(r.calls > 100 && r.errors == 0);
+	T_ASSERT_MSG(r.check_ok, "%llu zero checks in %llu calls", (unsigned long long)r.zero_checks,
+		     (unsigned long long)r.calls);
+}
+
+/* surand-bytes fills every size it is given, 1..32 included. */
+static void bytes_source_every_size(void)
+{
+	const struct bench_source *b = bench_find_system_source("surand-bytes");
+	char desc[400] = "", why[256] = "";
+
+	T_ASSERT(b && b->setup("", desc, sizeof(desc), why, sizeof(why)) == 0);
+	T_ASSERT(strstr(desc, "surand_bytes()") != NULL);
+	for (size_t len = 1; len <= 32; len++) {
+		uint8_t buf[33];
+		unsigned nz = 0;
+
+		memset(buf, 0, sizeof(buf));
+		for (int k = 0; k < 4; k++) {
+			T_ASSERT(b->fill(NULL, buf, len) == 0);
+			nz += buf[len - 1] != 0;
+		}
+		T_ASSERT_MSG(buf[len] == 0, "wrote past %zu bytes", len);
+		T_ASSERT_MSG(nz >= 1, "the last of %zu bytes stayed 0 in 4 calls", len);
+	}
+}
+
 /* ---- the report's words (tools/bench_verdict.c) -------------------------------- */
+static void target_verdicts(void)
+{
+	/* speed-ups: at or above need passes; the goal above it */
+	T_ASSERT(bench_target_verdict(3.99, 4, 0, 0) == BENCH_MISS);
+	T_ASSERT(bench_target_verdict(4.0, 4, 0, 0) == BENCH_PASS);
+	T_ASSERT(bench_target_verdict(5.0, 4, 6, 0) == BENCH_PASS_BELOW_GOAL);
+	T_ASSERT(bench_target_verdict(6.0, 4, 6, 0) == BENCH_PASS);
+	/* time ratios (at most): at or under need passes; the goal under it */
+	T_ASSERT(bench_target_verdict(2.01, 2, 1.5, 1) == BENCH_MISS);
+	T_ASSERT(bench_target_verdict(2.0, 2, 1.5, 1) == BENCH_PASS_BELOW_GOAL);
+	T_ASSERT(bench_target_verdict(1.5, 2, 1.5, 1) == BENCH_PASS);
+	T_ASSERT(bench_target_verdict(1.11, 1.10, 0, 1) == BENCH_MISS);
+	T_ASSERT(bench_target_verdict(0.8, 1.10, 0, 1) == BENCH_PASS);
+	/* no figure is no pass, either way */
+	T_ASSERT(bench_target_verdict(NAN, 2, 0, 1) == BENCH_MISS);
+	T_ASSERT(bench_target_verdict(NAN, 2, 0, 0) == BENCH_MISS);
+}
+
+static void sweep_worst_step(void)
+{
+	const double flat[4] = {5, 5, 6, 7}; /* 1 B and 2 B alike, then slower */
+	const double bump[5] = {5, 6, 4.8, 7, 7.1}; /* 6 B at index 1 slower than the next */
+	const double hole[3] = {5, 0, 6};
+	size_t at = 99;
+
+	T_ASSERT(bench_worst_step(flat, 4, &at) == 1.0 && at == 0); /* equal sizes: 1x */
+	T_ASSERT(fabs(bench_worst_step(bump, 5, &at) - 6 / 4.8) < 1e-12 && at == 1);
+	T_ASSERT(bench_worst_step(hole, 3, &at) == 0);
+	T_ASSERT(bench_worst_step(flat, 1, &at) == 0);
+}
+
 static void latency_below_resolution(void)
 {
 	char b[32];
@@ -326,9 +453,16 @@ int main(int argc, char **argv)
 	T_RUN(refuses_failed_setup);
 	T_RUN(histogram_percentiles);
 	T_RUN(sampling_period_budget);
+	T_RUN(sampling_mean_gap);
 	T_RUN(vdso_lookups_agree);
 	T_RUN(stateless_source_runs);
 	T_RUN(source_table_complete);
+	T_RUN(libbsd_is_libbsd);
+	T_RUN(rust_peer_absent_says_how);
+	T_RUN(add_event_source_runs);
+	T_RUN(bytes_source_every_size);
+	T_RUN(target_verdicts);
+	T_RUN(sweep_worst_step);
 	T_RUN(latency_below_resolution);
 	T_RUN(ratio_in_words);
 	T_RUN(scaling_needs_three_cpus);

@@ -21,7 +21,7 @@ enum bench_kind {
 	BENCH_KIND_BACKEND,  /* a surand backend, through the public API */
 	BENCH_KIND_BARE,     /* the bare ChaCha20 body */
 	BENCH_KIND_SYSTEM,   /* the kernel and libc */
-	BENCH_KIND_LIBRARY,  /* OpenSSL, libsodium */
+	BENCH_KIND_LIBRARY,  /* OpenSSL, libsodium, libbsd, Rust's rand */
 };
 
 struct bench_source {
@@ -42,12 +42,23 @@ struct bench_source {
 	/* Non-NULL: this build cannot measure the source (the functions are
 	 * NULL), and why (with the apt-get line). */
 	const char *absent;
+	/* Non-zero: the only call size the source has (surand_add_event takes
+	 * one 64-bit value; the plan measures it at 4-byte calls only). */
+	size_t only_size;
 };
 
 /* The non-backend sources, in display order; ended by an entry with name NULL. */
 extern const struct bench_source bench_system_sources[];
-/* The source that measures surand backend arg (set with surand_set_backend). */
+/* The source that measures surand backend arg (set with surand_set_backend):
+ * surand_u32() at 4-byte calls, surand_u64() at 8, surand_bytes() otherwise. */
 extern const struct bench_source bench_backend_source;
+/* The Rust peer's shared object, looked for next to the running program
+ * (mk/bench.mk builds it there from bench/rust-rand/). */
+#define BENCH_RUST_PEER_SO "libsurand-rust-rand-peer.so"
+#define BENCH_RUST_PEER_APT "apt-get install cargo librust-rand-dev, then make"
+#define BENCH_LIBBSD_SO "libbsd.so.0"
+#define BENCH_LIBBSD_APT "apt-get install libbsd0"
+
 const struct bench_source *bench_find_system_source(const char *name);
 
 /* ---- vDSO getrandom (tools/bench_vdso.c) ------------------------------------- */
@@ -133,5 +144,17 @@ int bench_scaling_judgeable(unsigned ncpu);
  * Returns 1 with the line in buf, else 0 (buf empty). */
 int bench_busy_warning(char *buf, size_t n, double load1, unsigned ncpu, unsigned starved,
 		       unsigned measured, double share);
+
+/*
+ * A design target's verdict: ratio against need (at_most: a time ratio that
+ * must stay at or under need; else a speed-up that must reach it) and goal
+ * (0: none).  BENCH_MISS, BENCH_PASS_BELOW_GOAL, or BENCH_PASS (goal met or
+ * no goal); a ratio that is not a number misses.
+ */
+enum { BENCH_MISS = 0, BENCH_PASS_BELOW_GOAL = 1, BENCH_PASS = 2 };
+int bench_target_verdict(double ratio, double need, double goal, int at_most);
+/* The worst step of a size sweep: the largest ns[i] / ns[i + 1] over
+ * i < n - 1, its i in *at; 0 when n < 2 or a figure is not positive. */
+double bench_worst_step(const double *ns, size_t n, size_t *at);
 
 #endif

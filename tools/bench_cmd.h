@@ -28,6 +28,13 @@
 #define FEW_CALLS_PER_THREAD 4u
 #define DEFAULT_SECONDS 0.5
 #define QUICK_SECONDS 0.15
+/* the small-size sweep of the default plan: surand_bytes() at 1..SWEEP_MAX bytes,
+ * 1 thread, SWEEP_PASSES passes each cell's best kept (--quick: SWEEP_SECONDS a cell) */
+#define SWEEP_MAX 32u
+#define SWEEP_PASSES 2u
+#define SWEEP_SECONDS 0.04
+/* a size of the sweep is "slower than the next larger" beyond this share (timing noise) */
+#define SWEEP_NOISE 0.03
 #define MAX_LIST 64
 #define MAX_ROUNDS 20
 
@@ -40,7 +47,13 @@ struct run {
 	char why[256];
 	char desc[400];
 	int failed;              /* the child died or a cell failed */
+	unsigned passes;         /* > 1: each cell this many times in a row, best kept */
 	char fail[200];
+	/* the cells of the plan this source runs: bit si of size_mask and bit ti of
+	 * thread_mask (MAX_LIST is 64); the default plan measures each source only
+	 * where the report reads it */
+	uint64_t size_mask, thread_mask;
+	double seconds;          /* > 0: this source's window per cell (else the plan's) */
 };
 
 struct cellres {
@@ -71,11 +84,12 @@ struct target {
 	double need, goal;  /* goal 0: none */
 	double ratio;
 	int scaling;        /* the ratio is a scaling ratio, not a speed-up */
+	int at_most;        /* the ratio is a time ratio that must stay at or under need */
 	int have;
 	char detail[200];
 };
 
-#define NTARGETS 6
+#define NTARGETS 13
 
 struct scale {
 	int have, yes;
@@ -105,6 +119,15 @@ void list_sources_text(char *buf, size_t n, const struct plan *p);
 void compute_scale(struct plan *p, const struct run *r, struct scale *sc);
 void add_run(struct plan *p, const char *name);
 struct cellres *cell_at(struct plan *p, unsigned ri, unsigned si, unsigned ti);
+int planned(const struct plan *p, unsigned ri, unsigned si, unsigned ti);
+unsigned planned_cells(const struct plan *p, unsigned ri);
+/* The default plan's cells of each source (quick: the --quick plan); explicit
+ * lists (--sources, --sizes, --threads) measure every cell but a fixed-size
+ * source's other sizes. */
+void plan_cells(struct plan *p, int default_plan, int quick, int explicit_seconds);
+/* 1 when target b is met (at_most: ratio <= need; else ratio >= need). */
+int target_met(const struct target *b);
+int target_goal_met(const struct target *b);
 extern int usage_failed; /* set by the first usage_error */
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

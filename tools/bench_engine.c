@@ -15,7 +15,9 @@
  *    probability 1/256, so the check allows for that);
  *  - the fill result is counted, so no call can be optimised away, and the
  *    call goes through a pointer the compiler cannot see through;
- *  - latency is sampled: every Nth call is timed with CLOCK_MONOTONIC, N a
+ *  - latency is sampled: every Nth call on average is timed with
+ *    CLOCK_MONOTONIC (the gaps drawn from N/2..3N/2, so that a cost that
+ *    repeats every 16 or 64 calls is not always or never the one timed), N a
  *    power of two chosen per thread in the warm-up so that the timing costs
  *    under 1% of the loop (two clock reads, ~20-40 ns, would otherwise weigh
  *    on 3 ns calls and compress the ratios between fast sources): about
@@ -177,13 +179,25 @@ static uint64_t run_loop(struct worker *w, int phase, unsigned period, uint64_t 
 	/* the warm-up times its first call, so even a source too slow for 8
 	 * calls in the warm-up gets its sampling period from a real timing */
 	unsigned count = hist ? 0 : period - 1;
+	unsigned gap = period; /* calls until the next timing */
+	uint32_t jitter = (uint32_t)(uintptr_t)w * 2654435761u | 1u;
 	size_t j = 0;
 
 	while (__atomic_load_n(&c->phase, __ATOMIC_RELAXED) == phase) {
 		int rc;
 		buf[j] = 0;
-		if (++count == period) {
+		if (++count >= gap) {
 			count = 0;
+			/*
+			 * The next gap is drawn from [period/2, 3*period/2), mean
+			 * period: a fixed power-of-two gap would time the same call
+			 * of a source whose cost repeats with a power-of-two period
+			 * (a buffer refilled every 16 calls) every time.
+			 */
+			jitter ^= jitter << 13;
+			jitter ^= jitter >> 17;
+			jitter ^= jitter << 5;
+			gap = period < 2 ? 1 : period / 2 + jitter % period;
 			uint64_t t0 = bench_now_ns();
 			rc = fill(ctx, buf, len);
 			uint64_t t1 = bench_now_ns();

@@ -41,6 +41,8 @@ void csv_write(FILE *f, struct plan *p)
 			for (unsigned ti = 0; ti < p->nthreads; ti++) {
 				const struct cellres *c = cell_at(p, ri, si, ti);
 				const struct bench_result *x = &c->r;
+				if (!planned(p, ri, si, ti))
+					continue;
 				if (x->error[0]) {
 					fprintf(f, "%s,%s,%zu,%u,,,,,,,,,,,,,\"%s\",,\n", r->name,
 						kind_name(r), p->sizes[si], p->threads[ti], x->error);
@@ -116,6 +118,8 @@ void json_write(FILE *f, struct plan *p, const struct machine *m, const struct t
 		for (unsigned si = 0; si < p->nsizes; si++)
 			for (unsigned ti = 0; ti < p->nthreads; ti++) {
 				const struct bench_result *x = &cell_at(p, ri, si, ti)->r;
+				if (!planned(p, ri, si, ti))
+					continue;
 				fprintf(f, "%s\n    {\"source\": ", first ? "" : ",");
 				first = 0;
 				json_str(f, r->name);
@@ -154,7 +158,8 @@ void json_write(FILE *f, struct plan *p, const struct machine *m, const struct t
 	for (int i = 0; i < NTARGETS; i++) {
 		fprintf(f, "%s\n    {\"target\": ", i ? "," : "");
 		json_str(f, targets[i].what);
-		fprintf(f, ", \"need\": %g, \"goal\": ", targets[i].need);
+		fprintf(f, ", \"compare\": \"%s\", \"need\": %g, \"goal\": ",
+			targets[i].at_most ? "at_most" : "at_least", targets[i].need);
 		if (targets[i].goal > 0)
 			fprintf(f, "%g", targets[i].goal);
 		else
@@ -162,7 +167,7 @@ void json_write(FILE *f, struct plan *p, const struct machine *m, const struct t
 		fprintf(f, ", \"ratio\": ");
 		json_num(f, targets[i].have ? targets[i].ratio : NAN);
 		fprintf(f, ", \"pass\": %s, \"detail\": ",
-			!targets[i].have ? "null" : targets[i].ratio >= targets[i].need ? "true" : "false");
+			!targets[i].have ? "null" : target_met(&targets[i]) ? "true" : "false");
 		json_str(f, targets[i].detail);
 		fprintf(f, "}");
 	}

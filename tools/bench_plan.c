@@ -122,6 +122,23 @@ struct cellres *cell_at(struct plan *p, unsigned ri, unsigned si, unsigned ti)
 	return &p->cells[((size_t)ri * p->nsizes + si) * p->nthreads + ti];
 }
 
+int planned(const struct plan *p, unsigned ri, unsigned si, unsigned ti)
+{
+	const struct run *r = &p->runs[ri];
+
+	return (r->size_mask >> si & 1u) && (r->thread_mask >> ti & 1u);
+}
+
+unsigned planned_cells(const struct plan *p, unsigned ri)
+{
+	unsigned n = 0;
+
+	for (unsigned si = 0; si < p->nsizes; si++)
+		for (unsigned ti = 0; ti < p->nthreads; ti++)
+			n += (unsigned)planned(p, ri, si, ti);
+	return n;
+}
+
 static int find_run(const struct plan *p, const char *name)
 {
 	for (unsigned i = 0; i < p->nruns; i++)
@@ -158,6 +175,82 @@ void add_run(struct plan *p, const char *name)
 			snprintf(r->why, sizeof(r->why),
 				 "backend %s is not in this build (backends: %s)", name,
 				 surand_backend_names());
+		}
+	}
+}
+
+static int in_list(size_t v, const size_t *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == v)
+			return 1;
+	return 0;
+}
+
+/*
+ * The default plan measures each source where the report reads it: every
+ * source at the main sizes on 1 thread (the ratios of the design targets);
+ * the default backend at every thread count (scaling); the bare body at 1
+ * and 2 threads in --quick (the 1 -> 2 target), at all of them in the full
+ * run, like the other sources; surand_bytes() at 1..SWEEP_MAX bytes on one
+ * thread (the small-size sweep).
+ */
+void plan_cells(struct plan *p, int default_plan, int quick, int explicit_seconds)
+{
+	static const size_t main_quick[] = {4, 8, 16, 4096, 65536};
+	static const size_t main_full[] = {4, 8, 16, 32, 64, 256, 4096, 65536};
+	static const size_t legacy_quick[] = {4, 16, 4096, 65536};
+	const size_t *mainl = quick ? main_quick : main_full;
+	size_t nmain = quick ? sizeof(main_quick) / sizeof(main_quick[0])
+			     : sizeof(main_full) / sizeof(main_full[0]);
+	int t1 = threads_index(p, 1), t2 = threads_index(p, 2);
+
+	for (unsigned ri = 0; ri < p->nruns; ri++) {
+		struct run *r = &p->runs[ri];
+		const struct bench_source *src = r->src;
+		uint64_t all_t = p->nthreads >= 64 ? ~0ull : (1ull << p->nthreads) - 1;
+		uint64_t one_t = t1 >= 0 ? 1ull << t1 : 0;
+		int sweep = src && strcmp(src->name, "surand-bytes") == 0;
+
+		r->size_mask = 0;
+		r->thread_mask = all_t;
+		for (unsigned si = 0; si < p->nsizes; si++) {
+			size_t s = p->sizes[si];
+			int want;
+
+			if (src && src->only_size)
+				want = s == src->only_size;
+			else if (!default_plan)
+				want = 1;
+			else if (sweep)
+				want = s >= 1 && s <= SWEEP_MAX;
+			else if (quick && is_backend(p, r->name) && !r->is_default_backend)
+				want = in_list(s, legacy_quick, sizeof(legacy_quick) / sizeof(legacy_quick[0]));
+			else
+				want = in_list(s, mainl, nmain);
+			if (want)
+				r->size_mask |= 1ull << si;
+		}
+		if (!default_plan)
+			continue;
+		if (sweep) {
+			r->thread_mask = one_t;
+			r->passes = SWEEP_PASSES;
+			if (!explicit_seconds)
+				r->seconds = quick ? SWEEP_SECONDS : 2.5 * SWEEP_SECONDS;
+		} else if (quick && src && src->kind == BENCH_KIND_BARE) {
+			r->thread_mask = one_t | (t2 >= 0 ? 1ull << t2 : 0);
+		} else if (quick && !is_backend(p, r->name)) {
+			r->thread_mask = one_t;
+		}
+	}
+	for (unsigned ri = 0; ri < p->nruns; ri++) {
+		struct run *r = &p->runs[ri];
+
+		if (!r->absent && planned_cells(p, ri) == 0 && r->src && r->src->only_size) {
+			r->absent = 1;
+			snprintf(r->why, sizeof(r->why), "measured at %zu-byte calls only (--sizes %zu)",
+				 r->src->only_size, r->src->only_size);
 		}
 	}
 }
@@ -286,25 +379,103 @@ static void target_scaling(struct plan *p, struct target *b, const char *a, cons
 		snprintf(b->detail, sizeof(b->detail), "worst size %s", sz);
 }
 
+int target_met(const struct target *b)
+{
+	return b->have && bench_target_verdict(b->ratio, b->need, b->goal, b->at_most) != BENCH_MISS;
+}
+
+int target_goal_met(const struct target *b)
+{
+	return b->have && bench_target_verdict(b->ratio, b->need, b->goal, b->at_most) == BENCH_PASS;
+}
+
+/* A time ratio: ns per call of a at size_a over ref at size_ref, 1 thread. */
+static void target_time(struct plan *p, struct target *b, const char *a, size_t size_a,
+			const char *ref, size_t size_ref, const char *la, const char *lr)
+{
+	const struct bench_result *x = result_of(p, a, size_a, 1), *y = result_of(p, ref, size_ref, 1);
+	char sa[32], sr[32];
+
+	fmt_bytes(sa, sizeof(sa), size_a);
+	fmt_bytes(sr, sizeof(sr), size_ref);
+	if (!x || !y) {
+		snprintf(b->detail, sizeof(b->detail), "n/a: %s not measured at %s, 1 thread",
+			 !x ? a : ref, !x ? sa : sr);
+		return;
+	}
+	b->have = 1;
+	b->ratio = x->ns_per_call_thread / y->ns_per_call_thread;
+	snprintf(b->detail, sizeof(b->detail), "%s %.1f ns/call, %s %.1f ns/call", la,
+		 x->ns_per_call_thread, lr, y->ns_per_call_thread);
+}
+
+/* The small-size sweep: the worst time ratio of size s over size s + 1, 1..SWEEP_MAX. */
+static void target_sweep(struct plan *p, struct target *b, const char *a)
+{
+	double ns[SWEEP_MAX];
+	size_t at;
+
+	for (size_t s = 1; s <= SWEEP_MAX; s++) {
+		const struct bench_result *x = result_of(p, a, s, 1);
+
+		if (!x) {
+			snprintf(b->detail, sizeof(b->detail), "n/a: %s not measured at %zu B, 1 thread",
+				 a, s);
+			return;
+		}
+		ns[s - 1] = x->ns_per_call_thread;
+	}
+	b->ratio = bench_worst_step(ns, SWEEP_MAX, &at);
+	b->have = b->ratio > 0;
+	snprintf(b->detail, sizeof(b->detail),
+		 "worst pair %zu B %.1f ns/call vs %zu B %.1f ns/call; %.0f%% allowed for timing noise",
+		 at + 1, ns[at], at + 2, ns[at + 1], SWEEP_NOISE * 100);
+}
+
 void compute_targets(struct plan *p, struct target *targets)
 {
 	const char *def = p->backends[0];
 	memset(targets, 0, sizeof(*targets) * NTARGETS);
-	targets[0] = (struct target){.what = "vs the vDSO, 4-byte calls, 1 thread", .need = 3};
+	targets[0] = (struct target){.what = "vs the vDSO, 4-byte calls (surand_u32), 1 thread", .need = 4};
 	target_ratio(p, &targets[0], def, "vdso", 4, 0);
-	targets[1] = (struct target){.what = "vs the vDSO, 16-byte calls, 1 thread", .need = 4, .goal = 6};
+	targets[1] = (struct target){.what = "vs the vDSO, 16-byte calls, 1 thread", .need = 6};
 	target_ratio(p, &targets[1], def, "vdso", 16, 0);
 	targets[2] = (struct target){.what = "vs getrandom(2), 16-byte calls, 1 thread", .need = 40};
 	target_ratio(p, &targets[2], def, "getrandom", 16, 0);
 	targets[3] = (struct target){.what = "vs the bare ChaCha20 body, 64 KiB calls, MB/s, 1 thread",
 			       .need = 0.9};
 	target_ratio(p, &targets[3], def, "bare", 65536, 1);
-	targets[4] = (struct target){.what = "1 -> 2 threads, scaling vs the bare body's", .scaling = 1,
+	targets[4] = (struct target){.what = "vs OpenSSL's EVP ChaCha20, 64 KiB calls, MB/s, 1 thread",
+				     .need = 1.0};
+	target_ratio(p, &targets[4], def, "openssl-chacha", 65536, 1);
+	targets[5] = (struct target){.what = "1 -> 2 threads, scaling vs the bare body's", .scaling = 1,
 			       .need = 0.95};
-	target_scaling(p, &targets[4], def, "bare", 1, 2);
-	targets[5] = (struct target){.what = "2 -> 64 threads, aggregate calls/s kept", .scaling = 1,
+	target_scaling(p, &targets[5], def, "bare", 1, 2);
+	targets[6] = (struct target){.what = "2 -> 64 threads, aggregate calls/s kept", .scaling = 1,
 			       .need = 0.9};
-	target_scaling(p, &targets[5], def, NULL, 2, 64);
+	target_scaling(p, &targets[6], def, NULL, 2, 64);
+	targets[7] = (struct target){.what = "surand_u32() vs Rust's thread_rng().next_u32(), time "
+					     "per call, 1 thread",
+				     .at_most = 1, .need = 2, .goal = 1.5};
+	target_time(p, &targets[7], def, 4, "rust-rand", 4, "surand_u32", "rust-rand");
+	targets[8] = (struct target){.what = "surand_u64() vs Rust's thread_rng().next_u64(), time "
+					     "per call, 1 thread",
+				     .at_most = 1, .need = 2, .goal = 1.5};
+	target_time(p, &targets[8], def, 8, "rust-rand", 8, "surand_u64", "rust-rand");
+	targets[9] = (struct target){.what = "vs Rust's thread_rng(), 16-byte calls, 1 thread",
+				     .need = 1.3};
+	target_ratio(p, &targets[9], def, "rust-rand", 16, 0);
+	targets[10] = (struct target){.what = "surand_u64() vs surand_u32(), time per call, 1 thread",
+				      .at_most = 1, .need = 1.10};
+	target_time(p, &targets[10], def, 8, def, 4, "surand_u64", "surand_u32");
+	targets[11] = (struct target){.what = "surand_bytes() at 1..32 bytes, each size vs the next "
+					      "larger, time per call, 1 thread",
+				      .at_most = 1, .need = 1 + SWEEP_NOISE};
+	target_sweep(p, &targets[11], "surand-bytes");
+	targets[12] = (struct target){.what = "surand_add_event() vs the vDSO's 4-byte call, time per "
+					      "call, 1 thread",
+				      .at_most = 1, .need = 1.0};
+	target_time(p, &targets[12], "add-event", 4, "vdso", 4, "surand_add_event", "vdso");
 }
 
 /* Aggregate calls/s at nproc threads (or the most threads <= nproc measured) vs 1. */

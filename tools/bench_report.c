@@ -151,6 +151,12 @@ void print_report(struct plan *p, const struct machine *m, const struct target *
 	if (p->rounds > 1)
 		printf("the whole plan run %u times, sources interleaved; each cell its best round;\n",
 		       p->rounds);
+	for (unsigned i = 0; i < p->nruns; i++)
+		if (!p->runs[i].absent && (p->runs[i].seconds > 0 || p->runs[i].passes > 1))
+			printf("%s: %.3g s per cell, %u pass%s over its sizes, each cell its best;\n",
+			       p->runs[i].name, p->runs[i].seconds > 0 ? p->runs[i].seconds : p->seconds,
+			       p->runs[i].passes > 1 ? p->runs[i].passes : 1,
+			       p->runs[i].passes > 1 ? "es" : "");
 	printf("latency: every Nth call timed (N per thread, so that timing costs < 1%%; "
 	       "a clock pair, %.0f ns, subtracted)\n\n",
 	       bench_timer_overhead_ns());
@@ -186,6 +192,8 @@ void print_report(struct plan *p, const struct machine *m, const struct target *
 			fmt_bytes(sz, sizeof(sz), p->sizes[si]);
 			for (unsigned ti = 0; ti < p->nthreads; ti++) {
 				struct cellres *c = cell_at(p, ri, si, ti);
+				if (!planned(p, ri, si, ti))
+					continue;
 				if (c->r.error[0]) {
 					printf("%-*s %9s %7u  %s\n", w, name, sz, p->threads[ti],
 					       c->r.error);
@@ -232,14 +240,16 @@ void print_report(struct plan *p, const struct machine *m, const struct target *
 		       "edges dominate their rates; a longer --seconds measures them\n",
 		       few, measured, FEW_CALLS_PER_THREAD);
 
-	printf("\ndesign targets, surand (%s) against peers measured in this run:\n", p->backends[0]);
+	printf("\ndesign targets, surand (%s) against peers measured in this run "
+	       "(PASS: met, MISS: not met):\n", p->backends[0]);
 	for (int i = 0; i < NTARGETS; i++) {
 		const struct target *b = &targets[i];
-		char target[48], words[48];
+		char target[64], words[48];
+		const char *rel = b->at_most ? "<=" : ">=";
 		if (b->goal > 0)
-			snprintf(target, sizeof(target), "target >= %gx, goal %gx", b->need, b->goal);
+			snprintf(target, sizeof(target), "target %s %gx, goal %gx", rel, b->need, b->goal);
 		else
-			snprintf(target, sizeof(target), "target >= %gx", b->need);
+			snprintf(target, sizeof(target), "target %s %gx", rel, b->need);
 		if (!b->have) {
 			printf("  surand (%s) %s: not measured (%s); %s\n", p->backends[0], b->what,
 			       b->detail, target);
@@ -247,11 +257,13 @@ void print_report(struct plan *p, const struct machine *m, const struct target *
 		}
 		if (b->scaling)
 			snprintf(words, sizeof(words), "%.2fx", b->ratio);
+		else if (b->at_most)
+			snprintf(words, sizeof(words), "%.2fx the time", b->ratio);
 		else
 			bench_ratio_words(words, sizeof(words), b->ratio);
 		printf("  surand (%s) %s: %s; %s: %s%s  (%s)\n", p->backends[0], b->what, words, target,
-		       b->ratio >= b->need ? "met" : "not met",
-		       b->goal > 0 && b->ratio >= b->need && b->ratio < b->goal ? ", goal not reached" : "",
+		       target_met(b) ? "PASS" : "MISS",
+		       b->goal > 0 && target_met(b) && !target_goal_met(b) ? ", goal not reached" : "",
 		       b->detail);
 	}
 

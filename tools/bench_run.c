@@ -48,20 +48,30 @@ static void child_run(const struct plan *p, const struct run *r, int fd)
 		return;
 	}
 	dprintf(fd, "D %s\n", desc);
-	for (unsigned si = 0; si < p->nsizes; si++) {
-		for (unsigned ti = 0; ti < p->nthreads; ti++) {
-			struct bench_result res;
-			dprintf(fd, "S %u %u\n", si, ti);
-			if (bench_run_cell(r->src, p->sizes[si], p->threads[ti], p->seconds, p->warmup,
-					   NULL, &res) != 0) {
-				dprintf(fd, "E %u %u %d %s\n", si, ti, res.machine_limit, res.error);
-				continue;
+	double seconds = r->seconds > 0 ? r->seconds : p->seconds;
+	double warmup = r->seconds > 0 ? r->seconds / 4 : p->warmup;
+	unsigned passes = r->passes > 1 ? r->passes : 1;
+	if (warmup < 0.01)
+		warmup = 0.01;
+	/* passes: every size once, then again (the parent keeps each cell's best) */
+	for (unsigned pass = 0; pass < passes; pass++) {
+		for (unsigned si = 0; si < p->nsizes; si++) {
+			for (unsigned ti = 0; ti < p->nthreads; ti++) {
+				struct bench_result res;
+				if (!planned(p, (unsigned)(r - p->runs), si, ti))
+					continue;
+				dprintf(fd, "S %u %u\n", si, ti);
+				if (bench_run_cell(r->src, p->sizes[si], p->threads[ti], seconds, warmup,
+						   NULL, &res) != 0) {
+					dprintf(fd, "E %u %u %d %s\n", si, ti, res.machine_limit, res.error);
+					continue;
+				}
+				dprintf(fd, "R %u %u %llu %.17g %.17g %.17g %.17g %llu %u %llu %llu %d %.6g\n", si,
+					ti, (unsigned long long)res.calls, res.seconds, res.p50_ns, res.p99_ns,
+					res.p999_ns, (unsigned long long)res.samples, res.sample_every,
+					(unsigned long long)res.zero_checks, (unsigned long long)res.errors,
+					res.check_ok, res.cpu_share);
 			}
-			dprintf(fd, "R %u %u %llu %.17g %.17g %.17g %.17g %llu %u %llu %llu %d %.6g\n", si,
-				ti, (unsigned long long)res.calls, res.seconds, res.p50_ns, res.p99_ns,
-				res.p999_ns, (unsigned long long)res.samples, res.sample_every,
-				(unsigned long long)res.zero_checks, (unsigned long long)res.errors,
-				res.check_ok, res.cpu_share);
 		}
 	}
 }
@@ -99,6 +109,14 @@ static void progress_clear(struct progress *pg)
 
 /* ---- the parent: run every child, collect ---------------------------------------- */
 
+/* The cells a source's child runs over all rounds and passes. */
+static unsigned cells_of(const struct plan *p, unsigned ri)
+{
+	const struct run *r = &p->runs[ri];
+
+	return planned_cells(p, ri) * p->rounds * (r->passes > 1 ? r->passes : 1);
+}
+
 static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progress *pg)
 {
 	struct run *r = &p->runs[ri];
@@ -114,7 +132,7 @@ static void parent_collect(struct plan *p, unsigned ri, FILE *in, struct progres
 		if (line[0] == 'A' && line[1] == ' ') {
 			r->absent = 1;
 			snprintf(r->why, sizeof(r->why), "%s", line + 2);
-			pg->total -= p->nsizes * p->nthreads * p->rounds; /* known in the first round */
+			pg->total -= cells_of(p, ri); /* known in the first round */
 		} else if (line[0] == 'D' && line[1] == ' ') {
 			snprintf(r->desc, sizeof(r->desc), "%s", line + 2);
 		} else if (sscanf(line, "S %u %u", &si, &ti) == 2 && si < p->nsizes &&
@@ -179,7 +197,7 @@ int run_all(struct plan *p)
 
 	for (unsigned ri = 0; ri < p->nruns; ri++)
 		if (!p->runs[ri].absent)
-			pg.total += p->nsizes * p->nthreads * p->rounds;
+			pg.total += cells_of(p, ri);
 
 	for (unsigned step = 0; step < p->nruns * p->rounds; step++) {
 		unsigned ri = step % p->nruns; /* round step / nruns: sources interleaved */
@@ -234,6 +252,8 @@ int run_all(struct plan *p)
 			for (unsigned si = 0; si < p->nsizes; si++)
 				for (unsigned ti = 0; ti < p->nthreads; ti++) {
 					struct cellres *c = cell_at(p, ri, si, ti);
+					if (!planned(p, ri, si, ti))
+						continue;
 					if (!c->have) {
 						c->have = 1;
 						snprintf(c->r.error, sizeof(c->r.error),

@@ -111,13 +111,20 @@ static int backend_setup(const char *arg, char *desc, size_t desc_len, char *why
 	return 0;
 }
 
-/* 4-byte calls are surand_u32() (the 4-byte design target); others surand_bytes(). */
+/*
+ * 4-byte calls are surand_u32() and 8-byte calls surand_u64() (the integer
+ * design targets: what programs call most); others surand_bytes().  The
+ * surand-bytes source below measures surand_bytes() at every size.
+ */
 static int backend_fill(void *ctx, void *buf, size_t len)
 {
 	(void)ctx;
 	if (len == 4) {
 		uint32_t v = surand_u32();
 		memcpy(buf, &v, 4);
+	} else if (len == 8) {
+		uint64_t v = surand_u64();
+		memcpy(buf, &v, 8);
 	} else {
 		surand_bytes(buf, len);
 	}
@@ -130,6 +137,90 @@ const struct bench_source bench_backend_source = {
 	.setup = backend_setup,
 	.fill = backend_fill,
 };
+
+/* ---- surand_bytes() of the default backend at every size ------------------- */
+/*
+ * The small-size sweep (sizes 1..32 in the default plan): surand_bytes()
+ * alone, also at 4 and 8 bytes, so that each size is the same call and a
+ * size slower than the next larger one shows.
+ */
+static int bytes_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	struct surand_stats st;
+	uint8_t probe[16];
+
+	(void)arg;
+	surand_bytes(probe, sizeof(probe)); /* first use: seeds; not measured */
+	memset(&st, 0, sizeof(st));
+	if (surand_stats(&st, sizeof(st)) != 0 || !st.backend[0]) {
+		snprintf(why, why_len, "surand_stats() did not name the default backend");
+		return -1;
+	}
+	snprintf(desc, desc_len,
+		 "surand_bytes() of the default backend (%.16s) at every size, 4 and 8 bytes "
+		 "included (no surand_u32/u64): the small-size sweep",
+		 st.backend);
+	return 0;
+}
+
+static int bytes_fill(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+	surand_bytes(buf, len);
+	return 0;
+}
+
+/* ---- surand_add_event(): one event per call ------------------------------------- */
+struct event_ctx {
+	uint64_t x; /* xorshift64 state: the event values */
+};
+
+static int event_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	(void)arg;
+	(void)why;
+	(void)why_len;
+	surand_add_event(0); /* first use: sets the pool up; not measured */
+	snprintf(desc, desc_len,
+		 "surand_add_event(v): one 64-bit event into the entropy pool per call (v from a "
+		 "per-thread xorshift, its low 4 bytes written to the buffer so the loop's check "
+		 "holds); measured at 4-byte calls only, to set beside the vDSO's");
+	return 0;
+}
+
+static void *event_init(size_t max_len)
+{
+	struct event_ctx *c = malloc(sizeof(*c));
+
+	(void)max_len;
+	if (!c)
+		return NULL;
+	if (kernel_bytes(&c->x, sizeof(c->x)) != 0) {
+		free(c);
+		return NULL;
+	}
+	c->x |= 1; /* xorshift's one fixed point is 0 */
+	return c;
+}
+
+static int event_fill(void *ctx, void *buf, size_t len)
+{
+	struct event_ctx *c = ctx;
+	uint64_t x = c->x;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	c->x = x;
+	surand_add_event(x);
+	memcpy(buf, &x, len < sizeof(x) ? len : sizeof(x));
+	return 0;
+}
+
+static void event_fini(void *ctx)
+{
+	free(ctx);
+}
 
 /* ---- the bare ChaCha20 body ------------------------------------------------ */
 struct bare_ctx {
@@ -318,8 +409,9 @@ static void vdso_fini(void *ctx)
 }
 
 
-/* ---- glibc arc4random_buf (2.36+), found at run time ------------------------- */
+/* ---- glibc arc4random / arc4random_buf (2.36+), found at run time ------------ */
 static void (*arc4random_buf_fn)(void *, size_t);
+static uint32_t (*arc4random_fn)(void);
 
 static int arc4_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
 {
@@ -327,29 +419,184 @@ static int arc4_setup(const char *arg, char *desc, size_t desc_len, char *why, s
 	unsigned major = 0, minor = 0;
 	(void)arg;
 	arc4random_buf_fn = (void (*)(void *, size_t))dlsym(RTLD_DEFAULT, "arc4random_buf");
-	if (!arc4random_buf_fn) {
+	arc4random_fn = (uint32_t (*)(void))dlsym(RTLD_DEFAULT, "arc4random");
+	if (!arc4random_buf_fn || !arc4random_fn) {
 		snprintf(why, why_len, "glibc %s has no arc4random_buf (added in glibc 2.36)", ver);
 		return -1;
 	}
 	sscanf(ver, "%u.%u", &major, &minor);
 	if (major == 2 && minor < 41)
 		snprintf(desc, desc_len,
-			 "glibc %s arc4random_buf: the getrandom(2) syscall on every call "
-			 "(glibc 2.36-2.40 keep no userspace state)", ver);
+			 "glibc %s arc4random (4 B) / arc4random_buf: the getrandom(2) syscall on "
+			 "every call (glibc 2.36-2.40 keep no userspace state)", ver);
 	else
 		snprintf(desc, desc_len,
-			 "glibc %s arc4random_buf: the kernel's getrandom, through the vDSO where "
-			 "the kernel has it (glibc 2.41+)", ver);
+			 "glibc %s arc4random (4 B) / arc4random_buf: the kernel's getrandom, "
+			 "through the vDSO where the kernel has it (glibc 2.41+)", ver);
 	return 0;
 }
 
 static int arc4_fill(void *ctx, void *buf, size_t len)
 {
 	(void)ctx;
-	arc4random_buf_fn(buf, len);
+	if (len == 4) {
+		uint32_t v = arc4random_fn();
+		memcpy(buf, &v, 4);
+	} else {
+		arc4random_buf_fn(buf, len);
+	}
 	return 0;
 }
 
+
+/* ---- libbsd's arc4random / arc4random_buf, loaded with dlopen ---------------- */
+/*
+ * glibc 2.36 exports arc4random and arc4random_buf too, so libbsd is never
+ * linked: its own versions are looked up in its handle by symbol version
+ * (LIBBSD_0.0 / LIBBSD_0.2), and dladdr() confirms they are inside libbsd.
+ */
+static uint32_t (*bsd_u32_fn)(void);
+static void (*bsd_buf_fn)(void *, size_t);
+static void *bsd_handle; /* kept open: the functions above live in it */
+
+static int in_object(void *fn, void *handle)
+{
+	Dl_info a, b;
+	void *self = dlsym(handle, "arc4random_stir"); /* libbsd-only name: an anchor inside it */
+
+	return fn && self && dladdr(fn, &a) && dladdr(self, &b) && a.dli_fbase == b.dli_fbase;
+}
+
+static int libbsd_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	void *h;
+	Dl_info info;
+	char real[4096];
+	const char *file = NULL, *ver;
+
+	(void)arg;
+	h = bsd_handle ? bsd_handle : dlopen(BENCH_LIBBSD_SO, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(why, why_len, "%s not found (%s)", BENCH_LIBBSD_SO, BENCH_LIBBSD_APT);
+		return -1;
+	}
+	bsd_handle = h;
+	bsd_u32_fn = (uint32_t (*)(void))dlvsym(h, "arc4random", "LIBBSD_0.0");
+	bsd_buf_fn = (void (*)(void *, size_t))dlvsym(h, "arc4random_buf", "LIBBSD_0.2");
+	if (!in_object((void *)bsd_u32_fn, h) || !in_object((void *)bsd_buf_fn, h)) {
+		snprintf(why, why_len, "%s has no arc4random / arc4random_buf of its own (%s)",
+			 BENCH_LIBBSD_SO, BENCH_LIBBSD_APT);
+		return -1;
+	}
+	if (dladdr((void *)bsd_buf_fn, &info) && info.dli_fname &&
+	    realpath(info.dli_fname, real))
+		file = strrchr(real, '/');
+	ver = file ? strstr(file, ".so.") : NULL;
+	snprintf(desc, desc_len,
+		 "libbsd %s arc4random (4 B) / arc4random_buf, loaded with dlopen (glibc has the "
+		 "same names): OpenBSD's ChaCha20 arc4random behind one process-wide lock, with a getpid() per call to notice a fork",
+		 ver ? ver + 4 : "(version unknown)");
+	return 0;
+}
+
+static int libbsd_fill(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+	if (len == 4) {
+		uint32_t v = bsd_u32_fn();
+		memcpy(buf, &v, 4);
+	} else {
+		bsd_buf_fn(buf, len);
+	}
+	return 0;
+}
+
+
+/* ---- Rust rand 0.8 thread_rng(), from bench/rust-rand/ ------------------------- */
+/* Each worker thread holds its own thread_rng() handle (made and freed on that thread). */
+static void *(*rust_new_fn)(void);
+static void (*rust_free_fn)(void *);
+static uint32_t (*rust_u32_fn)(void *);
+static uint64_t (*rust_u64_fn)(void *);
+static int (*rust_fill_fn)(void *, void *, size_t);
+static void *rust_handle; /* kept open: the functions above live in it */
+
+/* dir of the running program + "/" + name, 0; or -1. */
+static int next_to_self(const char *name, char *path, size_t cap)
+{
+	char self[4096], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return snprintf(path, cap, "%s/%s", self, name) < (int)cap ? 0 : -1;
+}
+
+static int rust_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
+{
+	char path[4200];
+	void *h;
+	const char *(*desc_fn)(void);
+
+	(void)arg;
+	if (next_to_self(BENCH_RUST_PEER_SO, path, sizeof(path)) != 0 ||
+	    access(path, R_OK) != 0) {
+		snprintf(why, why_len, "%s is not built next to this program (%s)",
+			 BENCH_RUST_PEER_SO, BENCH_RUST_PEER_APT);
+		return -1;
+	}
+	h = rust_handle ? rust_handle : dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(why, why_len, "dlopen %s: %s (%s)", BENCH_RUST_PEER_SO, dlerror(),
+			 BENCH_RUST_PEER_APT);
+		return -1;
+	}
+	rust_handle = h;
+	rust_new_fn = (void *(*)(void))dlsym(h, "surand_peer_rust_new");
+	rust_free_fn = (void (*)(void *))dlsym(h, "surand_peer_rust_free");
+	rust_u32_fn = (uint32_t (*)(void *))dlsym(h, "surand_peer_rust_u32");
+	rust_u64_fn = (uint64_t (*)(void *))dlsym(h, "surand_peer_rust_u64");
+	rust_fill_fn = (int (*)(void *, void *, size_t))dlsym(h, "surand_peer_rust_fill");
+	desc_fn = (const char *(*)(void))dlsym(h, "surand_peer_rust_desc");
+	if (!rust_new_fn || !rust_free_fn || !rust_u32_fn || !rust_u64_fn || !rust_fill_fn ||
+	    !desc_fn) {
+		snprintf(why, why_len, "%s lacks its functions: rebuild it (%s)", BENCH_RUST_PEER_SO,
+			 BENCH_RUST_PEER_APT);
+		return -1;
+	}
+	snprintf(desc, desc_len, "%s", desc_fn());
+	return 0;
+}
+
+static void *rust_init(size_t max_len)
+{
+	(void)max_len;
+	return rust_new_fn();
+}
+
+static int rust_fill(void *ctx, void *buf, size_t len)
+{
+	if (len == 4) {
+		uint32_t v = rust_u32_fn(ctx);
+		memcpy(buf, &v, 4);
+	} else if (len == 8) {
+		uint64_t v = rust_u64_fn(ctx);
+		memcpy(buf, &v, 8);
+	} else {
+		return rust_fill_fn(ctx, buf, len);
+	}
+	return 0;
+}
+
+static void rust_fini(void *ctx)
+{
+	rust_free_fn(ctx);
+}
 
 /* ---- OpenSSL RAND_bytes and EVP ChaCha20 ------------------------------------- */
 #define NO_OPENSSL "built without OpenSSL (apt-get install libssl-dev, then rebuild)"
@@ -459,27 +706,32 @@ static int sodium_fill(void *ctx, void *buf, size_t len)
 #endif
 
 /* ---- the table ------------------------------------------------------------------- */
-/* name, kind, setup, thread_init, fill, thread_fini (NULL init/fini: no per-thread state) */
+/* name, kind, setup, thread_init, fill, thread_fini (NULL init/fini: no per-thread state),
+ * absent, only_size */
 const struct bench_source bench_system_sources[] = {
-	{"bare", BENCH_KIND_BARE, bare_setup, bare_init, bare_fill, bare_fini, NULL},
-	{"vdso", BENCH_KIND_SYSTEM, vdso_setup, vdso_init, vdso_fill, vdso_fini, NULL},
-	{"getrandom", BENCH_KIND_SYSTEM, getrandom_setup, NULL, getrandom_fill, NULL, NULL},
-	{"urandom", BENCH_KIND_SYSTEM, urandom_setup, urandom_init, urandom_fill, urandom_fini, NULL},
-	{"arc4random", BENCH_KIND_SYSTEM, arc4_setup, NULL, arc4_fill, NULL, NULL},
+	{"surand-bytes", BENCH_KIND_BACKEND, bytes_setup, NULL, bytes_fill, NULL, NULL, 0},
+	{"add-event", BENCH_KIND_BACKEND, event_setup, event_init, event_fill, event_fini, NULL, 4},
+	{"bare", BENCH_KIND_BARE, bare_setup, bare_init, bare_fill, bare_fini, NULL, 0},
+	{"vdso", BENCH_KIND_SYSTEM, vdso_setup, vdso_init, vdso_fill, vdso_fini, NULL, 0},
+	{"getrandom", BENCH_KIND_SYSTEM, getrandom_setup, NULL, getrandom_fill, NULL, NULL, 0},
+	{"urandom", BENCH_KIND_SYSTEM, urandom_setup, urandom_init, urandom_fill, urandom_fini, NULL, 0},
+	{"arc4random", BENCH_KIND_SYSTEM, arc4_setup, NULL, arc4_fill, NULL, NULL, 0},
+	{"rust-rand", BENCH_KIND_LIBRARY, rust_setup, rust_init, rust_fill, rust_fini, NULL, 0},
+	{"libbsd", BENCH_KIND_LIBRARY, libbsd_setup, NULL, libbsd_fill, NULL, NULL, 0},
 #ifdef HAVE_OPENSSL
-	{"openssl-rand", BENCH_KIND_LIBRARY, ossl_rand_setup, NULL, ossl_rand_fill, NULL, NULL},
+	{"openssl-rand", BENCH_KIND_LIBRARY, ossl_rand_setup, NULL, ossl_rand_fill, NULL, NULL, 0},
 	{"openssl-chacha", BENCH_KIND_LIBRARY, ossl_chacha_setup, ossl_chacha_init, ossl_chacha_fill,
-	 ossl_chacha_fini, NULL},
+	 ossl_chacha_fini, NULL, 0},
 #else
-	{"openssl-rand", BENCH_KIND_LIBRARY, NULL, NULL, NULL, NULL, NO_OPENSSL},
-	{"openssl-chacha", BENCH_KIND_LIBRARY, NULL, NULL, NULL, NULL, NO_OPENSSL},
+	{"openssl-rand", BENCH_KIND_LIBRARY, NULL, NULL, NULL, NULL, NO_OPENSSL, 0},
+	{"openssl-chacha", BENCH_KIND_LIBRARY, NULL, NULL, NULL, NULL, NO_OPENSSL, 0},
 #endif
 #ifdef HAVE_SODIUM
-	{"sodium", BENCH_KIND_LIBRARY, sodium_setup, NULL, sodium_fill, NULL, NULL},
+	{"sodium", BENCH_KIND_LIBRARY, sodium_setup, NULL, sodium_fill, NULL, NULL, 0},
 #else
-	{"sodium", BENCH_KIND_LIBRARY, NULL, NULL, NULL, NULL, NO_SODIUM},
+	{"sodium", BENCH_KIND_LIBRARY, NULL, NULL, NULL, NULL, NO_SODIUM, 0},
 #endif
-	{NULL, BENCH_KIND_SYSTEM, NULL, NULL, NULL, NULL, NULL},
+	{NULL, BENCH_KIND_SYSTEM, NULL, NULL, NULL, NULL, NULL, 0},
 };
 
 const struct bench_source *bench_find_system_source(const char *name)

@@ -58,3 +58,30 @@ int bench_busy_warning(char *buf, size_t n, double load1, unsigned ncpu, unsigne
 				 "between sources of one run are less affected.");
 	return 1;
 }
+
+int bench_target_verdict(double ratio, double need, double goal, int at_most)
+{
+	int met = at_most ? ratio <= need : ratio >= need; /* NaN: neither */
+
+	if (!met)
+		return BENCH_MISS;
+	if (goal > 0 && !(at_most ? ratio <= goal : ratio >= goal))
+		return BENCH_PASS_BELOW_GOAL;
+	return BENCH_PASS;
+}
+
+double bench_worst_step(const double *ns, size_t n, size_t *at)
+{
+	double worst = 0;
+
+	*at = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (!(ns[i] > 0) || !(ns[i + 1] > 0))
+			return 0;
+		if (ns[i] / ns[i + 1] > worst) {
+			worst = ns[i] / ns[i + 1];
+			*at = i;
+		}
+	}
+	return worst;
+}

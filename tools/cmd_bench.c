@@ -65,11 +65,15 @@ static const char usage_text[] =
 	"       surand bench kleen         Kleen's 2015 comparison of the pool designs\n"
 	"       surand bench mixed         a careful reader beside abuser threads, every design\n"
 	"LIST is comma-separated.  Sources: surand (the default backend), any backend name,\n"
-	"bare, vdso, getrandom, urandom, arc4random, openssl-rand, openssl-chacha, sodium.\n"
-	"Defaults: every backend and source; sizes 4,16,32,256,4096,65536 (the suffixes of\n"
-	"surand -n, 1 B to 16 MiB); threads 1,2,4,nproc,4*nproc,64 (1..4096); 0.5 s per cell.\n"
-	"--quick: surand, bare, vdso, getrandom, urandom, legacy; sizes 4,16,4096,65536;\n"
-	"threads 1,2,64; 0.15 s per cell.  Explicit options override --quick.\n"
+	"surand-bytes, add-event, bare, vdso, getrandom, urandom, arc4random, rust-rand,\n"
+	"libbsd, openssl-rand, openssl-chacha, sodium.\n"
+	"Defaults: every backend and source; sizes 4,8,16,32,64,256,4096,65536 (the suffixes\n"
+	"of surand -n, 1 B to 16 MiB) and 1..32 for surand-bytes on 1 thread; threads\n"
+	"1,2,4,nproc,4*nproc,64 (1..4096); 0.5 s per cell.\n"
+	"--quick: surand, surand-bytes, add-event, bare, vdso, getrandom, urandom, arc4random,\n"
+	"rust-rand, libbsd, openssl-chacha, legacy; sizes 4,8,16,4096,65536 (surand-bytes\n"
+	"1..32); threads 1,2,64 for the surand backends, 1 (and 2 for bare) for the peers;\n"
+	"0.15 s per cell.  Explicit options override --quick.\n"
 	"--rounds N (1..20, default 1): the whole plan N times, each cell's best round kept.\n";
 
 /* ---- the command ------------------------------------------------------------------------- */
@@ -200,7 +204,9 @@ int surand_cmd_bench(int argc, char **argv)
 	}
 	if (!o_backends && !o_sources) {
 		if (quick) {
-			static const char *const q[] = {"bare", "vdso", "getrandom", "urandom",
+			static const char *const q[] = {"surand-bytes", "add-event", "bare", "vdso",
+							"getrandom", "urandom", "arc4random",
+							"rust-rand", "libbsd", "openssl-chacha",
 							"legacy", "legacy-spin"};
 			add_run(p, p->backends[0]);
 			for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
@@ -233,11 +239,20 @@ int surand_cmd_bench(int argc, char **argv)
 			p->sizes[p->nsizes++] = s;
 		}
 	} else {
-		static const size_t full[] = {4, 16, 32, 256, 4096, 65536}, q[] = {4, 16, 4096, 65536};
+		/* the main sizes; the small-size sweep adds 1..32 (plan_cells) */
+		static const size_t full[] = {4, 8, 16, 32, 64, 256, 4096, 65536},
+				    q[] = {4, 8, 16, 4096, 65536};
 		const size_t *src = quick ? q : full;
-		size_t cnt = quick ? 4 : 6;
+		size_t cnt = quick ? sizeof(q) / sizeof(q[0]) : sizeof(full) / sizeof(full[0]);
+		int sweep = 0;
 		for (size_t i = 0; i < cnt; i++)
 			p->sizes[p->nsizes++] = src[i];
+		for (unsigned i = 0; i < p->nruns; i++)
+			sweep |= strcmp(p->runs[i].name, "surand-bytes") == 0;
+		/* duplicates of the main sizes go below */
+		for (size_t s = 1; sweep && !o_threads && !o_sources && !o_backends && s <= SWEEP_MAX;
+		     s++)
+			p->sizes[p->nsizes++] = s;
 	}
 	qsort(p->sizes, p->nsizes, sizeof(p->sizes[0]), cmp_size);
 	n = 0;
@@ -317,6 +332,7 @@ int surand_cmd_bench(int argc, char **argv)
 		}
 		p->rounds = (unsigned)r;
 	}
+	plan_cells(p, !o_sizes && !o_threads && !o_sources && !o_backends, quick, o_seconds != NULL);
 	p->warmup = p->seconds / 4;
 	if (p->warmup < 0.01)
 		p->warmup = 0.01;
