@@ -185,7 +185,7 @@ void surand_entropy_stats(struct surand_stats *st)
  * one entry per source in enum order.  Reads relaxed counters only: no lock,
  * no allocation, no stdio (async-signal-safe), nothing secret.
  */
-SURAND_API int surand_source_stats(struct surand_source_stats *st, size_t size)
+static int source_stats(struct surand_source_stats *st, size_t size)
 {
 	struct surand_source_stats s;
 	struct surand_entropy_source_stats e;
@@ -230,6 +230,18 @@ SURAND_API int surand_source_stats(struct surand_source_stats *st, size_t size)
 	s.size = (uint32_t)size;
 	memcpy(st, &s, size);
 	return 0;
+}
+
+/* Under the busy mark too, as every public entry point is (api.c). */
+SURAND_API int surand_source_stats(struct surand_source_stats *st, size_t size)
+{
+	uintptr_t saved;
+	int r;
+
+	SURAND_MARK_BUSY(saved);
+	r = source_stats(st, size);
+	SURAND_UNMARK_BUSY(saved);
+	return r;
 }
 
 int surand_entropy_source_stats(enum surand_entropy_source src,
