@@ -49,8 +49,13 @@
 #endif
 
 /* ---- cpu.c: features read once, ChaCha20 body chosen once ----------------- */
+/*
+ * x86-64: ssse3/avx2/avx512f usable by CPU and OS (cpuid + xgetbv); rdrand,
+ * rdseed.  aarch64 (getauxval: the kernel's view): neon (HWCAP_ASIMD);
+ * rdrand = RNDR and rdseed = RNDRRS, both with HWCAP2_RNG.
+ */
 struct surand_cpu_features {
-	int ssse3, avx2, avx512f, rdrand, rdseed; /* usable: CPU and OS (xgetbv) */
+	int ssse3, avx2, avx512f, rdrand, rdseed, neon;
 };
 const struct surand_cpu_features *surand_cpu_features(void) SURAND_HIDDEN;
 
@@ -60,7 +65,7 @@ const struct surand_cpu_features *surand_cpu_features(void) SURAND_HIDDEN;
  */
 void surand_chacha20_blocks(const uint32_t key[8], uint64_t counter, uint64_t nonce,
 			    uint8_t *out, size_t nblocks) SURAND_HIDDEN;
-/* Name of the body in use: "portable", "ssse3", "avx2" or "avx512". */
+/* Name of the body in use: "portable", "ssse3", "avx2", "avx512" or "neon". */
 const char *surand_chacha20_impl_name(void) SURAND_HIDDEN;
 /* A body by name, or NULL when unknown or not supported here (tests, bench). */
 surand_chacha20_fn surand_chacha20_impl_by_name(const char *name) SURAND_HIDDEN;

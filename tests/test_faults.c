@@ -1484,7 +1484,7 @@ static void preload_sandbox_child(void)
 		dup2(p[1], 1);
 		dup2(p[1], 2);
 		close(p[0]);
-		execve(prog, argv, envp);
+		t_execve(prog, argv, envp);
 		_exit(127);
 	}
 	close(p[1]);
