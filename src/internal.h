@@ -30,6 +30,9 @@
  * slot's generation after copying out of a page that may have been dropped).
  * It guards against the kernel, not against other threads, so TSan (which
  * does not model fences) gets a compiler barrier instead.
+ * Code: x86-64 none beyond a compiler barrier (TSO keeps load-load order);
+ * aarch64 `dmb ishld` (loads may pass loads there: a compiler barrier alone
+ * would let the re-check be satisfied before the copy).
  */
 #if defined(__SANITIZE_THREAD__)
 #define SURAND_LOAD_FENCE() __asm__ __volatile__("" : : : "memory")
@@ -41,6 +44,8 @@
  * generation, a "valid" word) before the stores of the secret data it
  * vouches for ("sealed" first), so that a MAP_DROPPABLE page dropped at any
  * later moment reads marker 0 and never a valid marker over zeroed data.
+ * Code: x86-64 a compiler barrier (TSO keeps store-store order); aarch64
+ * `dmb ish` (stores may pass stores there).
  */
 #if defined(__SANITIZE_THREAD__)
 #define SURAND_STORE_FENCE() __asm__ __volatile__("" : : : "memory")

@@ -2,12 +2,16 @@
 #include "harness.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* A child case's exit status when it skipped (it printed the SKIP line). */
+#define T_CHILD_SKIPPED 77
 
 static const char *t_prog = "test";
 static int t_passed, t_failed, t_skipped;
@@ -111,6 +115,8 @@ static int t_wait_child(pid_t pid, const char *what, int timeout_s)
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
 		t_fail_silent(); /* the child printed its FAIL line */
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == T_CHILD_SKIPPED)
+		t_cur_skipped = 1; /* the child printed its SKIP line */
 	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		t_fail_at(__FILE__, __LINE__, "child %s died (status 0x%x)", what, status);
 	return status;
@@ -130,7 +136,7 @@ int t_in_child(void (*fn)(void), int timeout_s)
 	if (pid == 0) {
 		fn();
 		fflush(stdout);
-		_exit(t_cur_failed ? 1 : 0);
+		_exit(t_cur_failed ? 1 : t_cur_skipped ? T_CHILD_SKIPPED : 0);
 	}
 	return t_wait_child(pid, "(forked)", timeout_s);
 }
@@ -210,6 +216,35 @@ const char *t_runner_prefix(void)
 	return prefix;
 }
 
+int t_wipeonfork_ignored_skip(void)
+{
+#ifdef MADV_WIPEONFORK
+	volatile unsigned char *page;
+	int status = 0, ignored = 0;
+	pid_t pid;
+
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return 0;
+	if (madvise((void *)page, 4096, MADV_WIPEONFORK) == 0) {
+		page[0] = 1;
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			_exit(page[0] == 0 ? 0 : 3);
+		if (pid > 0 && waitpid(pid, &status, 0) == pid)
+			ignored = WIFEXITED(status) && WEXITSTATUS(status) == 3;
+	}
+	munmap((void *)page, 4096);
+	if (ignored)
+		t_skip("MADV_WIPEONFORK is accepted but not honoured here (an emulator that "
+		       "ignores madvise): no wipe-on-fork memory to test", NULL);
+	return ignored;
+#else
+	return 0;
+#endif
+}
+
 void t_strip_runner_lines(char *text)
 {
 	char *line = text, *end;
@@ -235,7 +270,7 @@ int t_child_main(int argc, char **argv, const struct t_child_case *cases)
 		if (strcmp(cases->name, argv[2]) == 0) {
 			cases->fn();
 			fflush(stdout);
-			_exit(t_cur_failed ? 1 : 0);
+			_exit(t_cur_failed ? 1 : t_cur_skipped ? T_CHILD_SKIPPED : 0);
 		}
 	printf("FAIL %s/%s: no child case %s\n", t_prog, argv[3], argv[2]);
 	_exit(1);

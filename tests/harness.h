@@ -49,6 +49,14 @@ int t_exec_child(const char *name, int timeout_s);
  * otherwise plain execve.  Returns only on failure (-1, errno).
  */
 int t_execve(const char *path, char *const argv[], char *const envp[]);
+/*
+ * 1, with a SKIP line naming it, when madvise(MADV_WIPEONFORK) is accepted
+ * but not honoured here: a probe page written before fork() still reads
+ * nonzero in the child.  qemu's user-mode emulator does that (it answers
+ * every madvise with success and applies none); a Linux kernel either
+ * honours the advice (4.14+) or refuses it (EINVAL).  0 otherwise.
+ */
+int t_wipeonfork_ignored_skip(void);
 /* The runner as a shell prefix ("qemu-aarch64-static "), or "": for popen. */
 const char *t_runner_prefix(void);
 /* Under a runner: removes the lines the emulator itself writes to a program's

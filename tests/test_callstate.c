@@ -414,6 +414,8 @@ static void fork_paths(int kind, const char *kind_name)
 
 	if (rel_select_backend() != 0)
 		return;
+	if (kind >= 0 && t_wipeonfork_ignored_skip())
+		return;
 	if (kind != 1)
 		surand_test_secmem_force(kind); /* before the first secret is mapped */
 	for (int p = 0; p < FP_COUNT; p++) {
