@@ -41,11 +41,13 @@ arm64: arm64-tools
 	$(MAKE) --no-print-directory ARCH=arm64 BUILD=$(ARM64_BUILD) all
 
 # SURAND_TEST_RUNNER: scripts/run-tests.sh, tests/cli.sh and the tests that
-# start programs of this build (tests/harness.h: t_execve) go through it.
+# start programs of this build (tests/harness.h: t_execve) go through it;
+# ARCH=arm64 in the environment: a make that a test script runs (make install
+# in tests/cli.sh) builds for the same target.
 check-arm64: arm64-tools
 	$(MAKE) --no-print-directory ARCH=arm64 BUILD=$(ARM64_BUILD) check-build
 	@file -L $(ARM64_BUILD)/libsurand.so | grep -q 'ARM aarch64' || \
 		{ echo "check-arm64: $(ARM64_BUILD)/libsurand.so is not an aarch64 object"; exit 1; }
-	@BUILD=$(ARM64_BUILD) SURAND_TEST_RUNNER="$(ARM64_RUNNER)" \
+	@ARCH=arm64 BUILD=$(ARM64_BUILD) SURAND_TEST_RUNNER="$(ARM64_RUNNER)" \
 		SURAND_TEST_QUICK=$${SURAND_TEST_QUICK:-1} SURAND_TESTS="$(ARM64_TESTS)" \
 		SURAND_SCRIPTS="cli" bash scripts/run-tests.sh

@@ -51,8 +51,8 @@ int t_exec_child(const char *name, int timeout_s);
 int t_execve(const char *path, char *const argv[], char *const envp[]);
 /*
  * 1, with a SKIP line naming it, when madvise(MADV_WIPEONFORK) is accepted
- * but not honoured here: a probe page written before fork() still reads
- * nonzero in the child.  qemu's user-mode emulator does that (it answers
+ * but not honoured here: the probe page's VmFlags (/proc/self/smaps) lack
+ * "wf" after a successful madvise.  qemu's user-mode emulator does that (it answers
  * every madvise with success and applies none); a Linux kernel either
  * honours the advice (4.14+) or refuses it (EINVAL).  0 otherwise.
  */

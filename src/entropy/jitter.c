@@ -125,8 +125,9 @@ static inline uint64_t ticks(void)
 	uint64_t v;
 
 	/* The isb keeps the read from being taken early, ahead of the loop it
-	 * times (the counter read is not ordered by itself, Arm ARM D11.2.2);
-	 * EL0 access is enabled by Linux (CNTKCTL_EL1.EL0VCTEN). */
+	 * times (a counter read is not ordered with the instructions around it;
+	 * Linux's __arch_counter_get_cntvct puts the same isb before it).  EL0
+	 * access is enabled by Linux (CNTKCTL_EL1.EL0VCTEN). */
 	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
 	return v;
 #else
