@@ -382,8 +382,8 @@ static __attribute__((noinline, cold)) void fp_slot_restart(struct fp_meta *m, s
  * the cross-CPU taker through membarrier's full barrier at P.
  *
  * Ordering on aarch64 (weak): xchg mode only.  The trylock is an acquire
- * exchange (swpa, or ldaxr/stxr without LSE) and every release is a release
- * store (stlr), so a holder's state and meta writes happen-before the next
+ * exchange (swpa, or ldaxr/stxr without LSE: GCC's outline-atomics helper
+ * picks one at run time) and every release is a release store (stlr), so a holder's state and meta writes happen-before the next
  * holder's reads by C11 acquire/release alone, without TSO.
  */
 
