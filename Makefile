@@ -16,6 +16,23 @@
 # Areas add their own targets in mk/*.mk (included below), so that a new tool
 # or test stage does not edit this file.
 
+# Cross builds: `make ARCH=arm64` (or CROSS=aarch64-linux-gnu-) builds for
+# aarch64 with Debian's cross toolchain into build/arm64, never mixing with
+# the host's objects; mk/arm64.mk runs its tests under qemu-user.
+ifeq ($(ARCH),arm64)
+CROSS   ?= aarch64-linux-gnu-
+BUILD   ?= build/arm64
+endif
+ifneq ($(CROSS),)
+CC      := $(CROSS)gcc
+OBJCOPY := $(CROSS)objcopy
+NM      := $(CROSS)nm
+BUILD   ?= build/$(patsubst %-,%,$(CROSS))
+# The target's pkg-config files only (Debian multiarch), so that a peer
+# library is used only when its build for the target is installed.
+PKG_CONFIG ?= PKG_CONFIG_LIBDIR=/usr/lib/$(patsubst %-,%,$(CROSS))/pkgconfig:/usr/share/pkgconfig pkg-config
+endif
+PKG_CONFIG ?= pkg-config
 CC      ?= cc
 ifeq ($(CC),cc)
 CC      := gcc
@@ -37,15 +54,22 @@ CFLAGS_LIB := -std=gnu11 -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE 
 	      -Iinclude -Isrc -pthread $(SAN) $(EXTRA_CFLAGS)
 LDLIBS_LIB := -pthread -ldl
 
-# Each SIMD body gets its own target flags (BLAKE3 style).
-ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
-ifneq ($(findstring x86_64,$(ARCH)),)
+# Each SIMD body gets its own target flags (BLAKE3 style); a body is built
+# only for its own architecture (the target's triplet, from the compiler).
+TARGET_MACHINE := $(shell $(CC) -dumpmachine 2>/dev/null)
+ALL_LIB_SRC := $(wildcard src/*.c src/crypto/*.c src/entropy/*.c src/gen/*.c)
+ifneq ($(findstring x86_64,$(TARGET_MACHINE)),)
 SIMD_FLAGS_chacha20_ssse3  := -O3 -mssse3
 SIMD_FLAGS_chacha20_avx2   := -O3 -mavx2
 SIMD_FLAGS_chacha20_avx512 := -O3 -mavx512f
-LIB_SRC := $(wildcard src/*.c src/crypto/*.c src/entropy/*.c src/gen/*.c)
+LIB_SRC := $(filter-out %_neon.c,$(ALL_LIB_SRC))
+else ifneq ($(findstring aarch64,$(TARGET_MACHINE)),)
+# Advanced SIMD (NEON) is part of the AArch64 base ISA: no -m flag needed;
+# cpu.c still checks HWCAP_ASIMD before choosing the body.
+SIMD_FLAGS_chacha20_neon := -O3
+LIB_SRC := $(filter-out %_ssse3.c %_avx2.c %_avx512.c,$(ALL_LIB_SRC))
 else
-LIB_SRC := $(filter-out %_ssse3.c %_avx2.c %_avx512.c,$(wildcard src/*.c src/crypto/*.c src/entropy/*.c src/gen/*.c))
+LIB_SRC := $(filter-out %_ssse3.c %_avx2.c %_avx512.c %_neon.c,$(ALL_LIB_SRC))
 endif
 LIB_HDR := include/surand.h $(wildcard src/*.h src/crypto/*.h src/entropy/*.h src/gen/*.h)
 
@@ -73,17 +97,17 @@ config_stamp = $(shell mkdir -p $(BUILD)/config && \
 
 # Optional peers, found with pkg-config; tests skip (with the apt-get line)
 # when one is absent, and `make` says what it left out (LEFT_OUT below).
-HAVE_OPENSSL := $(shell pkg-config --exists libcrypto 2>/dev/null && echo 1)
-HAVE_SODIUM  := $(shell pkg-config --exists libsodium 2>/dev/null && echo 1)
+HAVE_OPENSSL := $(shell $(PKG_CONFIG) --exists libcrypto 2>/dev/null && echo 1)
+HAVE_SODIUM  := $(shell $(PKG_CONFIG) --exists libsodium 2>/dev/null && echo 1)
 OPT_CFLAGS :=
 OPT_LIBS   :=
 ifeq ($(HAVE_OPENSSL),1)
 OPT_CFLAGS += -DHAVE_OPENSSL=1
-OPT_LIBS   += $(shell pkg-config --libs libcrypto)
+OPT_LIBS   += $(shell $(PKG_CONFIG) --libs libcrypto)
 endif
 ifeq ($(HAVE_SODIUM),1)
 OPT_CFLAGS += -DHAVE_SODIUM=1
-OPT_LIBS   += $(shell pkg-config --libs libsodium)
+OPT_LIBS   += $(shell $(PKG_CONFIG) --libs libsodium)
 endif
 # What `make` left out and the packages that bring it: WHAT-IN-WORDS:PKG+PKG,
 # one line each at the end of `make` (areas add theirs).

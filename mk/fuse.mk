@@ -4,7 +4,7 @@
 # (tools/surandfs/readpath_test.c) drives it directly, so it is built and
 # tested everywhere.
 
-HAVE_FUSE3 := $(shell pkg-config --exists fuse3 2>/dev/null && echo 1)
+HAVE_FUSE3 := $(shell $(PKG_CONFIG) --exists fuse3 2>/dev/null && echo 1)
 SURANDFS   := $(BUILD)/surandfs
 SFS_DIR    := $(BUILD)/surandfs.d
 CFLAGS_SFS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Itools/surandfs -pthread \
@@ -22,9 +22,9 @@ CHECK_DEPS += $(BUILD)/surandfs-readpath-test
 
 ifeq ($(HAVE_FUSE3),1)
 # The loop configuration API of libfuse 3.12+, else the 3.4 one.
-FUSE3_API    := $(shell pkg-config --atleast-version=3.12 fuse3 && echo 312 || echo 34)
-FUSE3_CFLAGS := $(shell pkg-config --cflags fuse3) -DFUSE_USE_VERSION=$(FUSE3_API)
-FUSE3_LIBS   := $(shell pkg-config --libs fuse3)
+FUSE3_API    := $(shell $(PKG_CONFIG) --atleast-version=3.12 fuse3 && echo 312 || echo 34)
+FUSE3_CFLAGS := $(shell $(PKG_CONFIG) --cflags fuse3) -DFUSE_USE_VERSION=$(FUSE3_API)
+FUSE3_LIBS   := $(shell $(PKG_CONFIG) --libs fuse3)
 
 $(SFS_DIR)/surandfs.o: tools/surandfs/surandfs.c tools/surandfs/readpath.h include/surand.h
 	@mkdir -p $(@D)

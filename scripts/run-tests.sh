@@ -4,6 +4,9 @@
 # line "N passed, N failed, N skipped".  Exit 1 on any failure, on a binary that
 # died without saying FAIL (a crash), or, with SURAND_REQUIRE_ALL=1, on a skip.
 # SURAND_TESTS="a b" runs only the named tests (binary or script base names).
+# SURAND_TEST_RUNNER="qemu-aarch64-static -L /usr/aarch64-linux-gnu" starts
+# each test binary through it (a cross build, mk/arm64.mk); SURAND_SCRIPTS="a b"
+# limits the scripts to those named (the others drive host programs).
 set -u
 BUILD=${BUILD:-build}
 export BUILD
@@ -31,12 +34,16 @@ run_one() { # name, command...
 }
 for bin in "$BUILD"/test/test_*; do
 	[ -x "$bin" ] || continue
-	run_one "$(basename "$bin")" "$bin"
+	# shellcheck disable=SC2086 # the runner is a command line: split on purpose
+	run_one "$(basename "$bin")" ${SURAND_TEST_RUNNER:-} "$bin"
 done
 # Sanitizer builds run the C tests only: the scripts (FUSE, qemu, preload,
 # statistical batteries) run once, in the plain build.
 [ "${SURAND_SKIP_SCRIPTS:-}" = 1 ] || for sh in tests/*.sh; do
 	[ -f "$sh" ] || continue
+	if [ -n "${SURAND_SCRIPTS+x}" ]; then
+		case " $SURAND_SCRIPTS " in *" $(basename "$sh" .sh) "*) ;; *) continue;; esac
+	fi
 	run_one "$(basename "$sh" .sh)" bash "$sh"
 done
 echo "$passed passed, $failed failed, $skipped skipped"

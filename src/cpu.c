@@ -13,7 +13,11 @@
  * finds the body already chosen: one relaxed atomic load and an indirect
  * call.
  *
- * SURAND_CHACHA_IMPL=portable|ssse3|avx2|avx512 forces a body; an unknown or
+ * On aarch64 the kernel reports the features (getauxval: AT_HWCAP for
+ * Advanced SIMD, AT_HWCAP2 for the RNDR/RNDRRS registers), as the kernel
+ * alone knows what it saves on a context switch and exposes to EL0.
+ *
+ * SURAND_CHACHA_IMPL=portable|ssse3|avx2|avx512|neon forces a body; an unknown or
  * unsupported value gets one line on stderr and the best supported body.
  * An empty value counts as unset.
  * SPDX-License-Identifier: MIT
@@ -29,6 +33,16 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #define SURAND_CPU_X86 1
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+#define SURAND_CPU_ARM64 1
+/* arch/arm64/include/uapi/asm/hwcap.h (also glibc's <bits/hwcap.h>). */
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1ul << 1)
+#endif
+#ifndef HWCAP2_RNG
+#define HWCAP2_RNG (1ul << 16)
+#endif
 #endif
 
 /* ---- features ------------------------------------------------------------ */
@@ -99,10 +113,22 @@ static void detect(void)
 	features.rdrand = (ecx1 & CPUID1_ECX_RDRAND) != 0;
 	features.rdseed = (ebx7 & CPUID7_EBX_RDSEED) != 0;
 }
+#elif defined(SURAND_CPU_ARM64)
+static void detect(void)
+{
+	unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
+
+	/* Advanced SIMD: part of the base ISA, still reported (and honoured:
+	 * a kernel may withhold it) through the hwcap. */
+	features.neon = (hwcap & HWCAP_ASIMD) != 0;
+	/* FEAT_RNG: RNDR (a DRBG's output, like RDRAND) and RNDRRS (reseeded
+	 * from the entropy source first, the kernel's seed source on arm64). */
+	features.rdrand = features.rdseed = (hwcap2 & HWCAP2_RNG) != 0;
+}
 #else
 static void detect(void)
 {
-	/* Not x86-64: no SIMD body is built; features stay zero. */
+	/* Neither x86-64 nor aarch64: no SIMD body is built; features stay zero. */
 }
 #endif
 
@@ -128,12 +154,16 @@ static const struct chacha_body bodies[] = {
 	{ "avx2", surand_chacha20_blocks_avx2, 8 },
 	{ "avx512", surand_chacha20_blocks_avx512, 16 },
 #endif
+#ifdef SURAND_CPU_ARM64
+	{ "neon", surand_chacha20_blocks_neon, 4 },
+#endif
 };
 #define NBODIES (sizeof(bodies) / sizeof(bodies[0]))
 
 /*
  * A body is usable when the CPU/OS support its instructions and those of
- * every narrower body it hands tails to (avx512 -> avx2 -> ssse3 -> portable).
+ * every narrower body it hands tails to (avx512 -> avx2 -> ssse3 -> portable;
+ * neon -> portable).
  */
 static int body_supported(const struct chacha_body *body)
 {
@@ -147,6 +177,8 @@ static int body_supported(const struct chacha_body *body)
 		return f->ssse3 && f->avx2;
 	if (strcmp(body->name, "avx512") == 0)
 		return f->ssse3 && f->avx2 && f->avx512f;
+	if (strcmp(body->name, "neon") == 0)
+		return f->neon;
 	return 0;
 }
 

@@ -30,6 +30,9 @@
  * slot's generation after copying out of a page that may have been dropped).
  * It guards against the kernel, not against other threads, so TSan (which
  * does not model fences) gets a compiler barrier instead.
+ * Code: x86-64 none beyond a compiler barrier (TSO keeps load-load order);
+ * aarch64 `dmb ishld` (loads may pass loads there: a compiler barrier alone
+ * would let the re-check be satisfied before the copy).
  */
 #if defined(__SANITIZE_THREAD__)
 #define SURAND_LOAD_FENCE() __asm__ __volatile__("" : : : "memory")
@@ -41,6 +44,8 @@
  * generation, a "valid" word) before the stores of the secret data it
  * vouches for ("sealed" first), so that a MAP_DROPPABLE page dropped at any
  * later moment reads marker 0 and never a valid marker over zeroed data.
+ * Code: x86-64 a compiler barrier (TSO keeps store-store order); aarch64
+ * `dmb ish` (stores may pass stores there).
  */
 #if defined(__SANITIZE_THREAD__)
 #define SURAND_STORE_FENCE() __asm__ __volatile__("" : : : "memory")
@@ -49,8 +54,13 @@
 #endif
 
 /* ---- cpu.c: features read once, ChaCha20 body chosen once ----------------- */
+/*
+ * x86-64: ssse3/avx2/avx512f usable by CPU and OS (cpuid + xgetbv); rdrand,
+ * rdseed.  aarch64 (getauxval: the kernel's view): neon (HWCAP_ASIMD);
+ * rdrand = RNDR and rdseed = RNDRRS, both with HWCAP2_RNG.
+ */
 struct surand_cpu_features {
-	int ssse3, avx2, avx512f, rdrand, rdseed; /* usable: CPU and OS (xgetbv) */
+	int ssse3, avx2, avx512f, rdrand, rdseed, neon;
 };
 const struct surand_cpu_features *surand_cpu_features(void) SURAND_HIDDEN;
 
@@ -60,7 +70,7 @@ const struct surand_cpu_features *surand_cpu_features(void) SURAND_HIDDEN;
  */
 void surand_chacha20_blocks(const uint32_t key[8], uint64_t counter, uint64_t nonce,
 			    uint8_t *out, size_t nblocks) SURAND_HIDDEN;
-/* Name of the body in use: "portable", "ssse3", "avx2" or "avx512". */
+/* Name of the body in use: "portable", "ssse3", "avx2", "avx512" or "neon". */
 const char *surand_chacha20_impl_name(void) SURAND_HIDDEN;
 /* A body by name, or NULL when unknown or not supported here (tests, bench). */
 surand_chacha20_fn surand_chacha20_impl_by_name(const char *name) SURAND_HIDDEN;

@@ -2,12 +2,18 @@
 #include "harness.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* A child case's exit status when it skipped (it printed the SKIP line). */
+#define T_CHILD_SKIPPED 77
+/* How much longer a child case may take under SURAND_TEST_RUNNER. */
+#define T_RUNNER_SLOWDOWN 4
 
 static const char *t_prog = "test";
 static int t_passed, t_failed, t_skipped;
@@ -92,11 +98,18 @@ void t_run_case(const char *name, void (*fn)(void))
 	t_cur_name = NULL;
 }
 
+const char *t_runner_prefix(void);
+
 /* Waits for pid at most timeout_s and turns its fate into the case's result. */
 static int t_wait_child(pid_t pid, const char *what, int timeout_s)
 {
 	struct timespec ts = {0, 2000000};
 	int status = 0, waited_ms = 0;
+
+	/* Under an emulator (SURAND_TEST_RUNNER) every instruction is
+	 * translated: the same work takes several times as long. */
+	if (*t_runner_prefix())
+		timeout_s *= T_RUNNER_SLOWDOWN;
 
 	while (waitpid(pid, &status, WNOHANG) != pid) {
 		if (waited_ms >= timeout_s * 1000) {
@@ -111,6 +124,8 @@ static int t_wait_child(pid_t pid, const char *what, int timeout_s)
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
 		t_fail_silent(); /* the child printed its FAIL line */
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == T_CHILD_SKIPPED)
+		t_cur_skipped = 1; /* the child printed its SKIP line */
 	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		t_fail_at(__FILE__, __LINE__, "child %s died (status 0x%x)", what, status);
 	return status;
@@ -130,7 +145,7 @@ int t_in_child(void (*fn)(void), int timeout_s)
 	if (pid == 0) {
 		fn();
 		fflush(stdout);
-		_exit(t_cur_failed ? 1 : 0);
+		_exit(t_cur_failed ? 1 : t_cur_skipped ? T_CHILD_SKIPPED : 0);
 	}
 	return t_wait_child(pid, "(forked)", timeout_s);
 }
@@ -153,10 +168,114 @@ int t_exec_child(const char *name, int timeout_s)
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 		exe[n > 0 ? n : 0] = 0;
-		execl(n > 0 ? exe : "/proc/self/exe", t_prog, "--child", name, t_cur_name, (char *)NULL);
+		char *const args[] = { (char *)t_prog, "--child", (char *)name, (char *)t_cur_name, NULL };
+		extern char **environ;
+
+		exe[n > 0 ? n : 0] = 0;
+		t_execve(n > 0 ? exe : "/proc/self/exe", args, environ);
 		_exit(127);
 	}
 	return t_wait_child(pid, name, timeout_s);
+}
+
+#define T_RUNNER_MAX_ARGS 16
+
+int t_execve(const char *path, char *const argv[], char *const envp[])
+{
+	const char *runner = getenv("SURAND_TEST_RUNNER");
+	char buf[1024], self[4096], *args[T_RUNNER_MAX_ARGS + 64], *tok, *save = NULL;
+	size_t n = 0, i;
+	ssize_t len;
+
+	if (!runner || !*runner)
+		return execve(path, argv, envp);
+	/* The runner's own /proc/self/exe would be the emulator: pass the
+	 * program's path (the emulator answers this readlink with it). */
+	if (strcmp(path, "/proc/self/exe") == 0) {
+		len = readlink(path, self, sizeof(self) - 1);
+		if (len <= 0)
+			return -1;
+		self[len] = 0;
+		path = self;
+	}
+	/* "qemu-aarch64-static [-L dir]": split on spaces, then "-0 argv[0]"
+	 * (qemu's option for the program's own argv[0]), the path, the rest. */
+	snprintf(buf, sizeof(buf), "%s", runner);
+	for (tok = strtok_r(buf, " ", &save); tok && n < T_RUNNER_MAX_ARGS; tok = strtok_r(NULL, " ", &save))
+		args[n++] = tok;
+	if (argv[0]) {
+		args[n++] = "-0";
+		args[n++] = argv[0];
+	}
+	args[n++] = (char *)path;
+	for (i = 1; argv[0] && argv[i] && n < sizeof(args) / sizeof(args[0]) - 1; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	return execve(args[0], args, envp);
+}
+
+const char *t_runner_prefix(void)
+{
+	static char prefix[1024];
+	const char *runner = getenv("SURAND_TEST_RUNNER");
+
+	if (!runner || !*runner)
+		return "";
+	snprintf(prefix, sizeof(prefix), "%s ", runner);
+	return prefix;
+}
+
+int t_wipeonfork_ignored_skip(void)
+{
+#ifdef MADV_WIPEONFORK
+	char line[512];
+	unsigned long lo, hi, a;
+	int in = 0, ignored = 0;
+	void *page;
+	FILE *f;
+
+	/* No fork here (an emulator may hang a child forked beside threads):
+	 * the kernel lists an applied advice as "wf" in the mapping's VmFlags. */
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return 0;
+	a = (unsigned long)page;
+	f = madvise(page, 4096, MADV_WIPEONFORK) == 0 ? fopen("/proc/self/smaps", "r") : NULL;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && line[0] != ' ' &&
+		    strncmp(line, "VmFlags", 7) != 0)
+			in = a >= lo && a < hi;
+		else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			ignored = strstr(line, " wf") == NULL;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	munmap(page, 4096);
+	if (ignored)
+		t_skip("MADV_WIPEONFORK is accepted but not honoured here (an emulator that "
+		       "ignores madvise): no wipe-on-fork memory to test", NULL);
+	return ignored;
+#else
+	return 0;
+#endif
+}
+
+void t_strip_runner_lines(char *text)
+{
+	char *line = text, *end;
+
+	if (!*t_runner_prefix())
+		return;
+	while (*line) {
+		end = strchr(line, '\n');
+		end = end ? end + 1 : line + strlen(line);
+		if (strncmp(line, "qemu: ", 6) == 0)
+			memmove(line, end, strlen(end) + 1);
+		else
+			line = end;
+	}
 }
 
 int t_child_main(int argc, char **argv, const struct t_child_case *cases)
@@ -168,7 +287,7 @@ int t_child_main(int argc, char **argv, const struct t_child_case *cases)
 		if (strcmp(cases->name, argv[2]) == 0) {
 			cases->fn();
 			fflush(stdout);
-			_exit(t_cur_failed ? 1 : 0);
+			_exit(t_cur_failed ? 1 : t_cur_skipped ? T_CHILD_SKIPPED : 0);
 		}
 	printf("FAIL %s/%s: no child case %s\n", t_prog, argv[3], argv[2]);
 	_exit(1);

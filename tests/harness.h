@@ -41,6 +41,28 @@ struct t_child_case {
 	void (*fn)(void);
 };
 int t_exec_child(const char *name, int timeout_s);
+/*
+ * execve for a test that starts one of this build's programs (itself, a
+ * helper): under a cross build's emulator (SURAND_TEST_RUNNER, set by
+ * scripts/run-tests.sh for make check-arm64) the program goes through the
+ * runner, since the host's kernel cannot execute the target's binaries;
+ * otherwise plain execve.  Returns only on failure (-1, errno).
+ */
+int t_execve(const char *path, char *const argv[], char *const envp[]);
+/*
+ * 1, with a SKIP line naming it, when madvise(MADV_WIPEONFORK) is accepted
+ * but not honoured here: the probe page's VmFlags (/proc/self/smaps) lack
+ * "wf" after a successful madvise.  qemu's user-mode emulator does that (it answers
+ * every madvise with success and applies none); a Linux kernel either
+ * honours the advice (4.14+) or refuses it (EINVAL).  0 otherwise.
+ */
+int t_wipeonfork_ignored_skip(void);
+/* The runner as a shell prefix ("qemu-aarch64-static "), or "": for popen. */
+const char *t_runner_prefix(void);
+/* Under a runner: removes the lines the emulator itself writes to a program's
+ * stderr ("qemu: uncaught target signal 6 (Aborted) - core dumped"), so a
+ * test compares what the program wrote.  No-op otherwise. */
+void t_strip_runner_lines(char *text);
 int t_child_main(int argc, char **argv, const struct t_child_case *cases);
 /* Environment: SURAND_REQUIRE_ALL=1 (skips count as failures), SURAND_TEST_QUICK=1. */
 int t_quick(void);

@@ -303,6 +303,20 @@ static inline unsigned long long rel_leaks(void)
  * vDSO's getrandom then fails too (it needs the system call for its key).
  * 0, or -1 with errno (ENOSYS where no filter is written for this arch).
  */
+/*
+ * After rel_seccomp_refuse_getrandom failed: 1, with a SKIP line naming the
+ * missing feature, when this kernel offers no seccomp filters at all (ENOSYS
+ * or EINVAL: built without CONFIG_SECCOMP_FILTER, or qemu's user-mode
+ * emulator, which refuses them); 0 for any other reason (a real failure).
+ */
+static inline int rel_seccomp_missing_skip(void)
+{
+	if (errno != ENOSYS && errno != EINVAL)
+		return 0;
+	t_skip("seccomp filters are not available here (seccomp(2) answers ENOSYS/EINVAL)", NULL);
+	return 1;
+}
+
 static inline int rel_seccomp_refuse_getrandom(int err)
 {
 #ifdef REL_AUDIT_ARCH

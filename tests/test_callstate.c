@@ -282,6 +282,15 @@ static void longjmp_recovers_child(void)
 		T_ASSERT_MSG(0, "no refill was reached in %d calls", calls);
 	}
 	T_ASSERT(surand_test_call_busy()); /* the abandoned call's mark */
+#if !defined(__x86_64__)
+	/* Without x86-64's exact liveness check (src/api.c, recover_abandoned:
+	 * elsewhere the return address has no fixed place below the frame
+	 * address), a call from a frame deeper than the abandoned one is taken
+	 * for a nested one: kernel path, mark kept.  One from this frame, at
+	 * the abandoned call's own depth, recovers the mark. */
+	surand_bytes(x, sizeof(x));
+	T_ASSERT(!surand_test_call_busy());
+#endif
 	a = stats_now();
 	T_ASSERT_MSG(a.size != 0, "surand_stats after the jump: %s", strerror(errno));
 	T_ASSERT(!surand_test_call_busy());
@@ -413,6 +422,8 @@ static void fork_paths(int kind, const char *kind_name)
 	int ok = 1;
 
 	if (rel_select_backend() != 0)
+		return;
+	if (kind >= 0 && t_wipeonfork_ignored_skip())
 		return;
 	if (kind != 1)
 		surand_test_secmem_force(kind); /* before the first secret is mapped */

@@ -33,7 +33,7 @@ struct body {
 
 static size_t bodies(struct body *b)
 {
-	static const char *const names[] = { "portable", "ssse3", "avx2", "avx512" };
+	static const char *const names[] = { "portable", "ssse3", "avx2", "avx512", "neon" };
 	size_t n = 0, i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -389,6 +389,13 @@ static void fork_children_distinct(void)
 	ssize_t r;
 	int i;
 
+	if (*t_runner_prefix()) {
+		/* qemu-user (7.2) can leave a child forked while another thread
+		 * runs blocked for good on one of the emulator's own locks. */
+		t_skip("fork() from several threads at once under an emulator: its child can "
+		       "hang on the emulator's own locks", NULL);
+		return;
+	}
 	T_ASSERT(pipe(fork_pipe) == 0);
 	for (i = 0; i < FORK_THREADS; i++)
 		T_ASSERT(pthread_create(&th[i], NULL, fork_worker, NULL) == 0);
@@ -877,6 +884,8 @@ static void slot_pages_wipe_on_fork_no_dump(void)
 	int in = 0;
 	FILE *f;
 
+	if (t_wipeonfork_ignored_skip())
+		return;
 	(void)surand_u32();
 	a = (uintptr_t)surand_test_thread_slot(NULL);
 	T_ASSERT(a);

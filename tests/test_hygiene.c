@@ -836,9 +836,9 @@ int main(int argc, char **argv)
 		rel_per_backend("returned_bytes", "returned_bytes", "returned-bytes-gone", 60);
 		rel_per_backend("keys_in_place", "keys_in_place", "keys-in-secret-pages", 60);
 		/* Every ChaCha20 body: each leaves its own registers and spills. */
-		static const char *const impls[] = {"portable", "ssse3", "avx2", "avx512"};
-		static char names[4][32];
-		for (int i = 0; i < 4; i++) {
+		static const char *const impls[] = {"portable", "ssse3", "avx2", "avx512", "neon"};
+		static char names[5][32];
+		for (int i = 0; i < 5; i++) {
 			if (!surand_chacha20_impl_by_name(impls[i]))
 				continue;
 			snprintf(names[i], sizeof(names[i]), "core_kernel_%s", impls[i]);

@@ -21,7 +21,7 @@
 #include <sodium.h>
 #endif
 
-static const char *const body_names[] = {"portable", "ssse3", "avx2", "avx512"};
+static const char *const body_names[] = {"portable", "ssse3", "avx2", "avx512", "neon"};
 #define NBODIES (sizeof(body_names) / sizeof(body_names[0]))
 
 static void seed_seq(uint8_t seed[32])
@@ -514,7 +514,8 @@ static void stream_every_body_via_dispatcher(void)
 
 		if (!surand_chacha20_impl_by_name(body_names[b]))
 			continue;
-		snprintf(cmd, sizeof(cmd), "SURAND_CHACHA_IMPL=%s '%s' --dump", body_names[b], self_path);
+		snprintf(cmd, sizeof(cmd), "SURAND_CHACHA_IMPL=%s %s'%s' --dump", body_names[b],
+			 t_runner_prefix(), self_path);
 		f = popen(cmd, "r");
 		T_ASSERT(f != NULL);
 		if (!fgets(name, sizeof(name), f))

@@ -129,7 +129,7 @@ static int bench_parse_uint(const char *s, long lo, long hi, long *out)
 
 int surand_bench_chacha(int argc, char **argv)
 {
-	static const char *const names[] = { "portable", "ssse3", "avx2", "avx512" };
+	static const char *const names[] = { "portable", "ssse3", "avx2", "avx512", "neon" };
 	static uint8_t buf[BENCH_MAX_BYTES + 64];
 	struct bench_impl impls[BENCH_MAX_IMPLS];
 	long ms = 200, reps = 3;

@@ -124,7 +124,7 @@ static const char *chacha_kats(surand_chacha20_fn fn)
 
 static void check_bodies(void)
 {
-	static const char *const names[] = {"portable", "ssse3", "avx2", "avx512"};
+	static const char *const names[] = {"portable", "ssse3", "avx2", "avx512", "neon"};
 	char check[48], what[160];
 	const char *bad;
 	unsigned i;

@@ -60,6 +60,11 @@ SURAND_INTERNAL void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64
  * does before it returns; for callers that clear after their own copies. */
 SURAND_INTERNAL void surand_chacha20_avx512_clear_regs(void);
 #endif
+#if defined(__aarch64__) && !defined(__KERNEL__) && !defined(SURAND_FREESTANDING)
+/* AArch64 Advanced SIMD (NEON), 4 blocks in parallel; tails to portable. */
+SURAND_INTERNAL void surand_chacha20_blocks_neon(const uint32_t key[8], uint64_t counter,
+						 uint64_t nonce, uint8_t *out, size_t nblocks);
+#endif
 
 /* The ChaCha constants "expand 32-byte k" as little-endian words. */
 #define SURAND_CHACHA_C0 0x61707865u

@@ -1,8 +1,11 @@
 /*
  * cpu_rng.c - the CPU's random number instructions as a noise source: RDSEED
  * (the conditioned output of the on-chip entropy source), RDRAND (the output
- * of the on-chip DRBG) when RDSEED has no data.  x86-64 only; elsewhere the
- * source is absent.
+ * of the on-chip DRBG) when RDSEED has no data.  On aarch64 the same two roles
+ * are played by FEAT_RNG's registers: RNDRRS (reseeded from the entropy
+ * source before the read, what Linux's arch_get_random_seed_longs uses) and
+ * RNDR, read when the kernel reports HWCAP2_RNG.  Elsewhere the source is
+ * absent.
  *
  * Every word is mixed into the entropy pool; RDSEED words are credited only
  * with SURAND_TRUST_CPU=1 (as Linux's random.trust_cpu), and only while their
@@ -21,6 +24,8 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define CPU_RNG_X86 1
+#elif defined(__aarch64__)
+#define CPU_RNG_ARM64 1
 #endif
 
 #ifdef SURAND_TEST_BUILD
@@ -75,6 +80,48 @@ __attribute__((target("rdseed,rdrnd"))) static int rdrand_word(uint64_t *w)
 }
 #endif
 
+#ifdef CPU_RNG_ARM64
+/*
+ * RNDR is s3_3_c2_c4_0, RNDRRS s3_3_c2_c4_1 (Arm ARM C5.2; named by encoding
+ * so no -march=+rng is needed).  A read that has no data in reasonable time
+ * returns 0 and sets PSTATE.Z (NZCV = 0b0100); success clears NZCV.
+ */
+#define ARM64_RNG_READ(reg, w, ok)                                               \
+	__asm__ __volatile__("mrs %0, " reg "\n\tcset %w1, ne"                 \
+			     : "=r"(w), "=r"(ok) : : "cc")
+
+static int rdseed_word(uint64_t *w)
+{
+	uint64_t v;
+	unsigned i, ok;
+
+	for (i = 0; i < RDSEED_RETRIES; i++) {
+		ARM64_RNG_READ("s3_3_c2_c4_1", v, ok); /* RNDRRS */
+		if (ok) {
+			*w = v;
+			return 1;
+		}
+		__asm__ __volatile__("yield");
+	}
+	return 0;
+}
+
+static int rdrand_word(uint64_t *w)
+{
+	uint64_t v;
+	unsigned i, ok;
+
+	for (i = 0; i < RDRAND_RETRIES; i++) {
+		ARM64_RNG_READ("s3_3_c2_c4_0", v, ok); /* RNDR */
+		if (ok) {
+			*w = v;
+			return 1;
+		}
+	}
+	return 0;
+}
+#endif
+
 static int get_seed(uint64_t *w)
 {
 #ifdef SURAND_TEST_BUILD
@@ -85,7 +132,7 @@ static int get_seed(uint64_t *w)
 		return 1;
 	}
 #endif
-#ifdef CPU_RNG_X86
+#if defined(CPU_RNG_X86) || defined(CPU_RNG_ARM64)
 	return rdseed_word(w);
 #else
 	(void)w;
@@ -103,7 +150,7 @@ static int get_rand(uint64_t *w)
 		return 1;
 	}
 #endif
-#ifdef CPU_RNG_X86
+#if defined(CPU_RNG_X86) || defined(CPU_RNG_ARM64)
 	return rdrand_word(w);
 #else
 	(void)w;
@@ -117,7 +164,7 @@ static void features(int *seed, int *rand)
 
 	*seed = f->rdseed;
 	*rand = f->rdrand;
-#ifndef CPU_RNG_X86
+#if !defined(CPU_RNG_X86) && !defined(CPU_RNG_ARM64)
 	*seed = *rand = 0;
 #endif
 #ifdef SURAND_TEST_BUILD

@@ -42,9 +42,13 @@
 #endif
 
 /* The restartable-sequence trylock (section 3): x86-64 only (the asm), with
- * the kernel's membarrier(2) RSEQ command for cross-CPU access.  Not under
- * ThreadSanitizer, which cannot see the lock taken inside an asm statement:
- * TSan builds use the xchg trylock everywhere. */
+ * the kernel's membarrier(2) RSEQ command for cross-CPU access.  aarch64 has
+ * no rseq trylock here: it runs in xchg mode (below), still reading its CPU
+ * number from the rseq area.  An arm64 sequence (RSEQ_SIG 0xd428bc00 as the
+ * abort signature, an ldar for the lock check) could not be exercised: the
+ * user-mode emulator the aarch64 tests run under does not implement rseq.
+ * Not under ThreadSanitizer, which cannot see the lock taken inside an asm
+ * statement: TSan builds use the xchg trylock everywhere. */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define FP_TSAN 1
@@ -288,7 +292,7 @@ static __attribute__((noinline, cold)) int fp_setup(void)
 #ifdef FP_RSEQ_LOCK
 			fp_rseq_ok = fp_rseq_usable();
 #endif
-			fp_rseq = fp_rseq_ok; /* published with fp_ready (release) */
+			fp_rseq = fp_rseq_ok; /* published with fp_ready (release; readers acquire) */
 			r = 1;
 		} else {
 			if (fp_meta)
@@ -376,11 +380,17 @@ static __attribute__((noinline, cold)) void fp_slot_restart(struct fp_meta *m, s
  * commit store may sit in the store buffer while the owner reads the slot;
  * nothing needs it visible earlier: same-CPU takers see it by program order,
  * the cross-CPU taker through membarrier's full barrier at P.
+ *
+ * Ordering on aarch64 (weak): xchg mode only.  The trylock is an acquire
+ * exchange (swpa, or ldaxr/stxr without LSE: GCC's outline-atomics helper
+ * picks one at run time) and every release is a release store (stlr), so a holder's state and meta writes happen-before the next
+ * holder's reads by C11 acquire/release alone, without TSO.
  */
 
 /* Test-and-test-and-set: a busy slot costs a read, not a write. */
 static inline __attribute__((always_inline)) int fp_xchg_trylock(uint32_t *lock)
 {
+	/* Acquire on success: pairs with the holder's release store of 0. */
 	return !__atomic_load_n(lock, __ATOMIC_RELAXED) &&
 	       !__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE);
 }
@@ -575,7 +585,7 @@ static inline __attribute__((always_inline)) void fp_mix_unlock(unsigned i, uint
 		fp_spill_unlock(m, s, now, held);
 		return;
 	}
-	__atomic_store_n(held, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(held, 0, __ATOMIC_RELEASE); /* the slot's writes before the free lock */
 }
 
 /*

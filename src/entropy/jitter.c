@@ -5,8 +5,12 @@
  * this is our own, much smaller loop, and our own accounting modelled on how
  * that library qualifies its timer).
  *
- * One sample is the duration of one loop (a "delta"), in TSC ticks on x86-64
- * (else CLOCK_MONOTONIC ns).  Every delta is mixed into the entropy pool.
+ * One sample is the duration of one loop (a "delta"), in TSC ticks on x86-64,
+ * in ticks of the generic timer's virtual count (CNTVCT_EL0) on aarch64, else
+ * in CLOCK_MONOTONIC ns.  CNTVCT_EL0 runs at CNTFRQ_EL0, often only 1 to
+ * 100 MHz (Armv8.6 fixes 1 GHz): a coarse counter gives many deltas of 0 or
+ * stuck deltas, which the qualification below disqualifies (mixed, never
+ * credited), so a slow timer costs credit, never safety.  Every delta is mixed into the entropy pool.
  * What is credited, and when (docs/entropy.md section 3):
  *  1. power-up qualification: the first 1024 deltas earn nothing; then the
  *     timer is rejected for good (disqualified: mixed, never credited) when it
@@ -117,6 +121,15 @@ static inline uint64_t ticks(void)
 {
 #if defined(__x86_64__)
 	return __rdtsc();
+#elif defined(__aarch64__)
+	uint64_t v;
+
+	/* The isb keeps the read from being taken early, ahead of the loop it
+	 * times (a counter read is not ordered with the instructions around it;
+	 * Linux's __arch_counter_get_cntvct puts the same isb before it).  EL0
+	 * access is enabled by Linux (CNTKCTL_EL1.EL0VCTEN). */
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
 #else
 	struct timespec ts;
 

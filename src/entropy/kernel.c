@@ -287,7 +287,10 @@ int surand_kernel_ready(void)
 
 /* ==== 3. the vDSO getrandom ================================================ */
 /*
- * Linux 6.11+ exports __vdso_getrandom (version LINUX_2.6).  Each thread needs
+ * x86-64: Linux 6.11+ exports __vdso_getrandom (version LINUX_2.6).  aarch64:
+ * Linux 6.12+ exports __kernel_getrandom (version LINUX_2.6.39, the version
+ * node of every arm64 vDSO symbol: arch/arm64/kernel/vdso/vdso.lds.S).
+ * Other architectures: looked up under the x86 names, found on none.  Each thread needs
  * an opaque state the vDSO describes through its params call
  * (fn(NULL, 0, 0, &params, ~0UL)); states are carved from mappings with the
  * protection and flags the params name (MAP_DROPPABLE) and never straddle a
@@ -305,6 +308,14 @@ typedef ssize_t (*vgetrandom_fn)(void *buf, size_t len, unsigned flags, void *st
 
 #define VDSO_STATES_PER_MAP_PAGES 4
 
+#if defined(__aarch64__)
+#define VDSO_GETRANDOM_NAME "__kernel_getrandom"
+#define VDSO_GETRANDOM_VERSION "LINUX_2.6.39"
+#else
+#define VDSO_GETRANDOM_NAME "__vdso_getrandom"
+#define VDSO_GETRANDOM_VERSION "LINUX_2.6"
+#endif
+
 static vgetrandom_fn vdso_fn;
 static struct vgetrandom_params vdso_params;
 static size_t vdso_state_size; /* rounded to a cache line */
@@ -320,7 +331,7 @@ static void vdso_resolve(void)
 	struct vgetrandom_params params;
 
 	h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
-	fn = h ? (vgetrandom_fn)dlvsym(h, "__vdso_getrandom", "LINUX_2.6") : NULL;
+	fn = h ? (vgetrandom_fn)dlvsym(h, VDSO_GETRANDOM_NAME, VDSO_GETRANDOM_VERSION) : NULL;
 	if (fn && fn(NULL, 0, 0, &params, ~(size_t)0) == 0 && params.size_of_opaque_state &&
 	    params.size_of_opaque_state <= 4096) {
 		vdso_params = params;

@@ -97,13 +97,15 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	 * dropped while the key is written reads valid 0 (every use of the key
 	 * is under base_lock, so no thread sees the word before the key). */
 	base->valid = 1;
-	SURAND_STORE_FENCE();
+	SURAND_STORE_FENCE(); /* valid before key (aarch64: dmb ish; x86: TSO) */
 	memcpy(base->key, block, 32);
 	surand_wipe(k, sizeof(k));
 	surand_wipe(seed, sizeof(seed));
 	surand_wipe(block, sizeof(block));
 	__atomic_store_n(&next_reseed_ns, now + surand_base_interval_ns(now), __ATOMIC_RELAXED);
-	/* Consumers keyed from the old key re-key before their next output. */
+	/* Consumers keyed from the old key re-key before their next output.
+	 * Release, paired with surand_base_generation()'s acquire: a consumer
+	 * that sees the new number also sees next_reseed_ns and born_ns. */
 	__atomic_store_n(&base_gen, base_gen + 1, __ATOMIC_RELEASE);
 	SURAND_COUNT(n_reseed[cause]);
 	return 0;
@@ -177,11 +179,12 @@ int surand_base_derive(uint32_t out_key[8], uint64_t *gen)
 		/* A page dropped before or during that read gave a zero key, the
 		 * same in every process: the consumer's key would be public.
 		 * valid reads 0 then; reseed from the kernel and derive again. */
-		SURAND_LOAD_FENCE();
+		SURAND_LOAD_FENCE(); /* block read before re-check (aarch64: dmb ishld) */
 		if (SURAND_LIKELY(base->valid)) {
 			memcpy(base->key, block, 32);
 			for (i = 0; i < 8; i++)
 				out_key[i] = surand_load32_le(block + 32 + 4 * i);
+			/* Relaxed: base_gen is written only under base_lock, held here. */
 			*gen = __atomic_load_n(&base_gen, __ATOMIC_RELAXED);
 			surand_wipe(block, sizeof(block));
 			SURAND_COUNT(n_derive);

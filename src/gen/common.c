@@ -74,6 +74,23 @@ __attribute__((noinline)) void surand_scrub_vector_regs(void)
 				     "pxor %%xmm10, %%xmm10\n\t pxor %%xmm11, %%xmm11\n\t"
 				     "pxor %%xmm12, %%xmm12\n\t pxor %%xmm13, %%xmm13\n\t"
 				     "pxor %%xmm14, %%xmm14\n\t pxor %%xmm15, %%xmm15" ::: "memory");
+#elif defined(__aarch64__)
+	/* v0-v31 (the NEON body's and any copy's registers).  v8-v15 are not
+	 * clobbered here: their low halves are callee-saved, so naming them
+	 * would make this function save and restore the caller's values; their
+	 * upper halves are zeroed by that restore anyway, and the NEON body
+	 * clears all 32 itself before it returns. */
+	__asm__ __volatile__("movi v0.16b, #0\n\t movi v1.16b, #0\n\t movi v2.16b, #0\n\t"
+			     "movi v3.16b, #0\n\t movi v4.16b, #0\n\t movi v5.16b, #0\n\t"
+			     "movi v6.16b, #0\n\t movi v7.16b, #0\n\t movi v16.16b, #0\n\t"
+			     "movi v17.16b, #0\n\t movi v18.16b, #0\n\t movi v19.16b, #0\n\t"
+			     "movi v20.16b, #0\n\t movi v21.16b, #0\n\t movi v22.16b, #0\n\t"
+			     "movi v23.16b, #0\n\t movi v24.16b, #0\n\t movi v25.16b, #0\n\t"
+			     "movi v26.16b, #0\n\t movi v27.16b, #0\n\t movi v28.16b, #0\n\t"
+			     "movi v29.16b, #0\n\t movi v30.16b, #0\n\t movi v31.16b, #0"
+			     ::: "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18",
+			       "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28",
+			       "v29", "v30", "v31", "memory");
 #endif
 }
 
@@ -93,6 +110,8 @@ static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory"); /* the spin-wait hint */
 #else
 	__asm__ __volatile__("" ::: "memory");
 #endif

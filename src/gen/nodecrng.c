@@ -144,7 +144,7 @@ static int crng_ensure(unsigned c, uint64_t now) /* NOLINT(misc-no-recursion): s
 		 * ("sealed", as thread.c's slot_seal): a page dropped while the
 		 * key is written reads valid 0, never valid over a zero key. */
 		__atomic_store_n(&s->valid, 1, __ATOMIC_RELAXED);
-		SURAND_STORE_FENCE();
+		SURAND_STORE_FENCE(); /* valid before key (aarch64: dmb ish; x86: TSO) */
 		/* The whole state from the material; a node is born stale
 		 * (init_time - CRNG_RESEED_INTERVAL - 1), so its first use
 		 * reseeds from the primary. */
@@ -184,7 +184,7 @@ static int crng_block(unsigned c, uint8_t out[64]) /* NOLINT(misc-no-recursion):
 		surand_lock(&ctl[c].lock, &cs);
 		surand_chacha20_blocks(s->key, s->counter, s->nonce, out, 1);
 		/* A dropped page reads as zeros: the key may have been zeros. */
-		SURAND_LOAD_FENCE();
+		SURAND_LOAD_FENCE(); /* block before re-check (aarch64: dmb ishld) */
 		if (SURAND_LIKELY(__atomic_load_n(&s->valid, __ATOMIC_RELAXED))) {
 			s->counter++;
 			ctl[c].blocks++;

@@ -68,7 +68,10 @@ static int rekey_locked(uint64_t now)
 		return r;
 	}
 	s = __atomic_load_n(&key_seq, __ATOMIC_RELAXED);
-	__atomic_store_n(&key_seq, s + 1, __ATOMIC_RELAXED); /* readers retry */
+	/* Odd: readers retry.  Relaxed is enough: the release stores below
+	 * order it before every key word (a reader that sees one new word
+	 * then reads key_seq >= s + 1 and retries). */
+	__atomic_store_n(&key_seq, s + 1, __ATOMIC_RELAXED);
 	/* The generation before the key ("sealed" first, as thread.c's
 	 * slot_seal): a page dropped at any later moment reads gen 0, which
 	 * key_read refuses.  Stored after the key, a drop in between left a
@@ -79,7 +82,7 @@ static int rekey_locked(uint64_t now)
 	 * protection this design has). */
 	for (i = 0; i < 8; i++)
 		__atomic_store_n(&sec->key[i], surand_load32_le(k + 4 * i), __ATOMIC_RELEASE);
-	__atomic_store_n(&key_seq, s + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&key_seq, s + 2, __ATOMIC_RELEASE); /* after the key: readers' s1 acquire */
 	__atomic_store_n(&key_expiry_ns, now + surand_design_config()->onekey_reseed_s * NS_PER_S,
 			 __ATOMIC_RELAXED);
 	n_reseeds++;
@@ -110,6 +113,8 @@ static int key_read(uint32_t k[8], uint64_t *gen)
 	uint64_t s1, s2;
 	int i;
 
+	/* Acquire on s1 and on every word: each later load stays after them,
+	 * so s2 is read last (aarch64: ldar; x86: plain loads under TSO). */
 	s1 = __atomic_load_n(&key_seq, __ATOMIC_ACQUIRE);
 	if (s1 & 1)
 		return -1;

@@ -115,7 +115,7 @@ static int percpu_fill(void *buf, size_t len)
 			 * valid generation over a zero key (repeated, public output:
 			 * tests/test_faults.c, droppable, under valgrind). */
 			__atomic_store_n(&s->gen, g, __ATOMIC_RELAXED);
-			SURAND_STORE_FENCE();
+			SURAND_STORE_FENCE(); /* gen before key (aarch64: dmb ish; x86: TSO) */
 			memcpy(s->key, k, sizeof(k));
 			CTL_ADD(c->rekeys, 1);
 			gen = g;
@@ -125,7 +125,7 @@ static int percpu_fill(void *buf, size_t len)
 		/* Fast key erasure: the key that made this block is gone. */
 		memcpy(s->key, block, 32);
 		/* A dropped page reads as zeros: the key we copied may have been. */
-		SURAND_LOAD_FENCE();
+		SURAND_LOAD_FENCE(); /* key copy before re-check (aarch64: dmb ishld) */
 		if (SURAND_LIKELY(__atomic_load_n(&s->gen, __ATOMIC_RELAXED) == gen))
 			break;
 		surand_wipe(block, sizeof(block));

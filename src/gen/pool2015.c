@@ -184,7 +184,7 @@ int surand_p15_extract(struct surand_p15 *p, unsigned nwords, uint8_t out[SURAND
 		return -1;
 	surand_p15_hash(p, nwords, surand_p15_sha1_iv, h);
 	/* A dropped page reads as zeros: then the hash was of (partly) zeros. */
-	SURAND_LOAD_FENCE();
+	SURAND_LOAD_FENCE(); /* the hash's loads before the re-check (aarch64: dmb ishld) */
 	if (SURAND_UNLIKELY(!__atomic_load_n(&p->valid, __ATOMIC_RELAXED))) {
 		surand_wipe(h, sizeof(h));
 		return -1;
@@ -227,7 +227,7 @@ static uint64_t in_pooled;                          /* under in_lock: pulls with
 static inline void p15_seal(struct surand_p15 *p)
 {
 	__atomic_store_n(&p->valid, 1, __ATOMIC_RELAXED);
-	SURAND_STORE_FENCE(); /* the seal before the mix's stores */
+	SURAND_STORE_FENCE(); /* the seal before the mix's stores (aarch64: dmb ish) */
 }
 
 /* With in_lock held: seeds the pool from the kernel if it is not. */

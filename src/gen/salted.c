@@ -136,7 +136,7 @@ static void mix_pull_locked(const uint8_t *tmp)
 
 	if (!pool_seeded(v)) {
 		__atomic_store_n(&sec->pool.valid, POOL_SEEDING, __ATOMIC_RELAXED);
-		SURAND_STORE_FENCE(); /* the mark before the mix's stores */
+		SURAND_STORE_FENCE(); /* the mark before the mix's stores (aarch64: dmb ish) */
 	}
 	surand_p15_mix(&sec->pool, SURAND_P15_OUT_WORDS, tmp, PULL_BYTES);
 	/* Seeded: readers may hash the pool from now on, unless the page was
@@ -144,7 +144,7 @@ static void mix_pull_locked(const uint8_t *tmp)
 	if (!pool_seeded(v)) {
 		seedings++;
 		(void)__atomic_compare_exchange_n(&sec->pool.valid, &seeding, (seedings << 1) | 1u, 0,
-						  __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+						  __ATOMIC_RELEASE, __ATOMIC_RELAXED); /* mix before seeded */
 	}
 	n_pulls++;
 }
@@ -188,6 +188,7 @@ static void drain_locked(void)
 
 	for (;;) {
 		c = (unsigned)(pos & MB_MASK);
+		/* Acquire, paired with mb_append's release: the hash words are read after. */
 		if (__atomic_load_n(&mb_seq[c].seq, __ATOMIC_ACQUIRE) != pos + 1)
 			break; /* empty, or its reader has not published yet */
 		for (i = 0; i < 5; i++) {
@@ -196,6 +197,7 @@ static void drain_locked(void)
 			W_STORE(sec->hash[c][i], 0);
 		}
 		mix_hash_locked(h);
+		/* Release: our reads of the cell are done before a writer reuses it. */
 		__atomic_store_n(&mb_seq[c].seq, pos + MB_CELLS, __ATOMIC_RELEASE);
 		pos++;
 		__atomic_store_n(&mb_head, pos, __ATOMIC_RELAXED);
@@ -203,7 +205,9 @@ static void drain_locked(void)
 	surand_wipe(h, sizeof(h));
 }
 
-/* 1 when the next cell to fold has been published. */
+/* 1 when the next cell to fold has been published.  Sequentially consistent
+ * loads: the Dekker pairing with mixback's SURAND_FULL_FENCE (dmb ish on
+ * aarch64, mfence-like locked add on x86) needs store-load order. */
 static int mb_ready(void)
 {
 	uint64_t pos = __atomic_load_n(&mb_head, __ATOMIC_SEQ_CST);
@@ -237,6 +241,7 @@ static int mb_append(const uint32_t h[5])
 
 	for (;;) {
 		c = (unsigned)(pos & MB_MASK);
+		/* Acquire: the folder's reads of the cell are done before we write it. */
 		seq = __atomic_load_n(&mb_seq[c].seq, __ATOMIC_ACQUIRE);
 		dif = (int64_t)(seq - pos);
 		if (dif == 0) {
@@ -252,6 +257,7 @@ static int mb_append(const uint32_t h[5])
 	}
 	for (i = 0; i < 5; i++)
 		W_STORE(sec->hash[c][i], h[i]);
+	/* Release: the hash words before the publication (aarch64: stlr). */
 	__atomic_store_n(&mb_seq[c].seq, pos + 1, __ATOMIC_RELEASE);
 	return 1;
 }
@@ -291,6 +297,9 @@ static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 	uint64_t ctr;
 	int i;
 
+	/* Acquire, paired with mix_pull_locked's release CAS: the seeding mix is
+	 * visible to the hash below (concurrent later mixes may be seen in part,
+	 * on x86 as on aarch64: the salt keeps the output unique either way). */
 	v = __atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE);
 	if (!pool_seeded(v))
 		return -1;
@@ -322,7 +331,7 @@ static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 		__atomic_fetch_add(&reseeds_during_hash, 1, __ATOMIC_RELAXED);
 	}
 #endif
-	SURAND_LOAD_FENCE();
+	SURAND_LOAD_FENCE(); /* the hash's loads before the re-check (aarch64: dmb ishld) */
 	/* The same seeding before and after: no drop (and no re-seed) between. */
 	if (SURAND_UNLIKELY(__atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED) != v)) {
 		surand_wipe(h, sizeof(h)); /* a dropped page: we hashed zeros */

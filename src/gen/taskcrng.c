@@ -175,7 +175,7 @@ static int crng_read(struct task_slot *s, uint8_t *buf, size_t len, uint64_t now
 	}
 	surand_wipe(k, sizeof(k));
 	/* A dropped page reads as zeros: the key we copied may have been. */
-	SURAND_LOAD_FENCE();
+	SURAND_LOAD_FENCE(); /* key copy before re-check (aarch64: dmb ishld) */
 	if (SURAND_UNLIKELY(__atomic_load_n(&s->valid, __ATOMIC_RELAXED) == 0)) {
 		surand_wipe(buf, len);
 		return -EAGAIN;

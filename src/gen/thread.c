@@ -152,7 +152,9 @@ static struct slot *slot_acquire(void)
 		m->words = tls.words;
 		s = slot_at(i);
 		/* A recycled slot was wiped when it was given back; a zero header
-		 * (gen 0) forces a re-key before any output. */
+		 * (gen 0) forces a re-key before any output.  slab_lock (a mutex:
+		 * release at unlock, acquire at lock, on aarch64 as on x86) orders
+		 * the previous owner's wipe before these stores and this use. */
 		s->h.gen = 0;
 		s->h.pos = BATCH_BYTES;
 		tls_slot_index = i;
@@ -179,7 +181,7 @@ static struct slot *slot_acquire(void)
 static inline void slot_seal(struct slot *s, uint64_t gen)
 {
 	__atomic_store_n(&s->h.gen, gen, __ATOMIC_RELAXED);
-	SURAND_STORE_FENCE(); /* the seal before the data stores */
+	SURAND_STORE_FENCE(); /* the seal before the data stores (aarch64: dmb ish; x86: TSO) */
 }
 
 /* Takes a fresh key from the base; kernel bytes are folded in before the
@@ -254,7 +256,7 @@ static int slot_refill(struct slot *s)
 		return r;
 	SURAND_TEST_POINT(SURAND_TP_REFILL);
 	h = s->h;
-	SURAND_LOAD_FENCE();
+	SURAND_LOAD_FENCE(); /* copy before re-check (aarch64: dmb ishld; x86: TSO) */
 	/* Dropped since the key was checked (or during the copy): the key read
 	 * may be zeros, a public key.  Retry from the re-key. */
 	if (SURAND_UNLIKELY(h.gen == 0 || __atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != h.gen)) {
@@ -299,7 +301,7 @@ static inline __attribute__((always_inline)) int slot_take(struct slot *s, uint8
 	/* Bytes handed out never stay in memory. */
 	move_and_zero(buf, s->batch + pos, n);
 	/* Order the copy before the re-check: a dropped page reads gen == 0. */
-	SURAND_LOAD_FENCE();
+	SURAND_LOAD_FENCE(); /* copy before re-check (aarch64: dmb ishld; x86: TSO) */
 	if (SURAND_UNLIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {
 		surand_wipe(buf, n);
 		return -1;
@@ -327,7 +329,7 @@ static int slot_direct(struct slot *s, uint8_t *buf, size_t len)
 	for (i = 0; i < 8; i++)
 		k[i] = surand_load32_le(block + 32 + 4 * i);
 	surand_wipe(block, sizeof(block));
-	SURAND_LOAD_FENCE();
+	SURAND_LOAD_FENCE(); /* copy before re-check (aarch64: dmb ishld; x86: TSO) */
 	/* gen 0: dropped before it was read; changed: dropped since.  Either way
 	 * the key read may be zeros. */
 	if (SURAND_UNLIKELY(gen == 0 || __atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {

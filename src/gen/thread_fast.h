@@ -136,7 +136,7 @@ static inline __attribute__((always_inline)) int surand_thread_fill_fast(void *b
 	/* One shared load: the base generation (reseed, fork). */
 	if (SURAND_LIKELY(gen == surand_base_generation() && len <= BATCH_BYTES - pos)) {
 		move_and_zero(buf, s->batch + pos, (uint32_t)len);
-		SURAND_LOAD_FENCE();
+		SURAND_LOAD_FENCE(); /* copy before re-check (aarch64: dmb ishld; x86: TSO) */
 		if (SURAND_LIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) == gen)) {
 			s->h.pos = pos + (uint32_t)len;
 			TLS_ADD(surand_thread_tls.calls, 1);
@@ -180,7 +180,7 @@ static inline __attribute__((always_inline)) struct surand_word surand_thread_wo
 	/* Bytes handed out never stay in the batch. */
 	__asm__ __volatile__("" : : "r"(p) : "memory");
 	/* Order the copy before the re-check: a dropped page reads gen == 0. */
-	SURAND_LOAD_FENCE();
+	SURAND_LOAD_FENCE(); /* copy before re-check (aarch64: dmb ishld; x86: TSO) */
 	if (SURAND_UNLIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {
 		w.v = 0; /* possibly zeros of a dropped page: never handed out */
 		return w;

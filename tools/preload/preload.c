@@ -29,7 +29,11 @@
  *
  * The mark table is a fixed bitmap for descriptors below PL_MAX_FD, updated
  * with atomics only: no lock, async-signal-safe.  Larger descriptors are never
- * marked (the kernel serves them).
+ * marked (the kernel serves them).  Ordering: a mark is published with a
+ * release RMW after the open that made the descriptor returned, and read with
+ * acquire; the kernel's fd table, not this bitmap, passes a descriptor between
+ * threads, so the bit carries no data of its own (on x86 the RMW is a locked
+ * instruction; on aarch64 an LSE ldsetl/ldclrl or an ldxr/stlxr loop).
  *
  * Pass-through: the real functions are looked up with dlsym(RTLD_NEXT) in the
  * constructor, once.  Before the constructor has run (another library's
@@ -110,6 +114,7 @@ static inline int pl_tracked(int fd)
 {
 	if ((unsigned)fd >= PL_MAX_FD)
 		return 0;
+	/* Acquire, paired with pl_mark's release RMW (aarch64: ldar). */
 	return (__atomic_load_n(&pl_bits[fd / 64], __ATOMIC_ACQUIRE) >> (fd % 64)) & 1;
 }
 
@@ -123,6 +128,8 @@ static inline void pl_mark(int fd, int on)
 	/* a plain load first: most opens find the bit already right and write nothing */
 	if (!!(__atomic_load_n(&pl_bits[fd / 64], __ATOMIC_RELAXED) & bit) == !!on)
 		return;
+	/* Release RMW: other bits of the word are never lost (atomic), and the
+	 * open's effects are ordered before the mark. */
 	if (on)
 		__atomic_fetch_or(&pl_bits[fd / 64], bit, __ATOMIC_RELEASE);
 	else
@@ -242,6 +249,7 @@ static int pl_ready;
  */
 static void *pl_fn(enum pl_real r, int lazy)
 {
+	/* Acquire, paired with the release stores of pl_real and pl_ready. */
 	void *p = __atomic_load_n(&pl_real[r], __ATOMIC_ACQUIRE);
 
 	if (p || __atomic_load_n(&pl_ready, __ATOMIC_ACQUIRE) || !lazy)
