@@ -16,7 +16,7 @@ PKGS=(
   groff-base mount bsdutils   # tests/cli.sh: man pages render (groff), loop devices (losetup), a pty (script)
   qemu-system-x86 busybox-static cpio kmod linux-headers-amd64  # kernel module under qemu
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static  # make check-arm64 (cross + user-mode emulator)
-  libssl-dev:arm64 libsodium-dev:arm64  # the peers' arm64 builds (multiarch), for make check-arm64
+  libssl-dev:arm64 libsodium-dev:arm64 libbsd0:arm64  # the peers' arm64 builds (multiarch), for make check-arm64
 )
 # surand bench's small-draw peers: Rust's rand 0.8 thread_rng() (bench/rust-rand/,
 # built offline from Debian's packaged crates) and libbsd's arc4random (dlopen)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * chacha20_neon.c - ChaCha20, 4 blocks in parallel with AArch64 Advanced
  * SIMD (NEON; part of the AArch64 base ISA, still only called when cpu.c
@@ -12,7 +13,6 @@
  * (zip1/zip2 on words, then on doublewords) so that every vector holds 16
  * consecutive output bytes of one block.  Remaining blocks (nblocks % 4)
  * go to the portable body.
- * SPDX-License-Identifier: MIT
  */
 #include "chacha20.h"
 
