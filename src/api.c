@@ -309,7 +309,7 @@ static inline __attribute__((always_inline)) int fill(void *buf, size_t len)
 	if (SURAND_LIKELY(tls_state == TS_IDLE)) {
 		/* The mark is set before the backend runs, as a handler sees it. */
 		SURAND_SET_BUSY();
-		/* The default design's 4..32-byte path inlined; the rest, and
+		/* The default design's 1..32-byte path inlined; the rest, and
 		 * what it declines, through the vtable. */
 		if (SURAND_LIKELY(be == &surand_backend_thread) &&
 		    SURAND_LIKELY(surand_thread_fill_fast(buf, len) == 0))

@@ -420,13 +420,13 @@ static __attribute__((noinline)) int thread_fill_copy(uint8_t *buf, size_t len)
 	return thread_fill_slow(buf, len);
 }
 
-/* Requests of 4..32 bytes: the fast path (thread_fast.h), which the front
+/* Requests of 1..32 bytes: the fast path (thread_fast.h), which the front
  * end also inlines; what it declines goes the slow way. */
 static int thread_fill(void *buf, size_t len)
 {
 	if (SURAND_LIKELY(surand_thread_fill_fast(buf, len) == 0))
 		return 0;
-	if (len < 4 || len > 32)
+	if (len > 32)
 		return thread_fill_copy(buf, len);
 	return thread_fill_slow(buf, len);
 }

@@ -108,6 +108,14 @@ static inline __attribute__((always_inline)) void move_and_zero(uint8_t *dst, ui
 		c = 0;
 		memcpy(src, &c, 4);
 		memcpy(src + n - 4, &c, 4);
+	} else if (n >= 1 && n < 4) {
+		/* first, middle and last byte: covers 1, 2 and 3 without a call */
+		dst[0] = src[0];
+		dst[n >> 1] = src[n >> 1];
+		dst[n - 1] = src[n - 1];
+		src[0] = 0;
+		src[n >> 1] = 0;
+		src[n - 1] = 0;
 	} else {
 		memcpy(dst, src, n);
 		memset(src, 0, n);
@@ -117,7 +125,7 @@ static inline __attribute__((always_inline)) void move_and_zero(uint8_t *dst, ui
 }
 
 /*
- * The fast path, for requests of 4..32 bytes: no call, no lock, no atomic
+ * The fast path, for requests of 1..32 bytes: no call, no lock, no atomic
  * read-modify-write, no store to memory another thread uses.  0: served;
  * -1: declined, nothing consumed (other sizes, no slot yet, a stale or empty
  * batch, or a slot page dropped during the copy: then pos is left alone and
@@ -129,7 +137,7 @@ static inline __attribute__((always_inline)) int surand_thread_fill_fast(void *b
 	uint64_t gen;
 	uint32_t pos;
 
-	if (SURAND_UNLIKELY(len < 4 || len > 32 || s == NULL))
+	if (SURAND_UNLIKELY(len == 0 || len > 32 || s == NULL))
 		return -1;
 	gen = s->h.gen;
 	pos = s->h.pos;
