@@ -68,7 +68,8 @@ fails=$(awk -F'|' '$4 != "pass"' "$tmp" | wc -l)
 dups=$(awk -F'|' '{s += $5} END {print s + 0}' "$tmp")
 crashes=$(awk -F'|' '{s += $6} END {print s + 0}' "$tmp")
 leaks=$(awk -F'|' '{s += $7} END {print s + 0}' "$tmp")
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# REL_COMMIT: the commit the logs came from, when that is not HEAD
+commit=${REL_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 
 {
@@ -169,6 +170,12 @@ the backend in brackets.
 | core dump right after a refill | the next key and batch were in the register notes and in stack spills of the core (every body but AVX-512) | src/gen/thread.c (registers and stack cleared after each pass) |
 | TSan under storms | lock-free reads of the base's birth time raced with reseeds | src/gen/base.c |
 | valgrind | `tests/test_backends.c` chose its first length from an uninitialised byte, `tests/test_entropy.c` mixed an uninitialised buffer into the pool; the signal tests of `test_generator` and `test_entropy` could be killed by a SIGALRM delivered after the default action was back; `t_exec_child` exec'd valgrind's own binary | tests/test_backends.c, tests/test_generator.c, tests/test_entropy.c, tests/harness.c |
+| signal in the thread-exit destructor, during set-up, during `surand_backend_names()` | a handler's draw deadlocked on the slab lock (the destructor was not marked busy), on the configuration's `pthread_once` (run unmarked by `surand_add_entropy/event`) and on `init_lock`; a thread's first call with 32 or more pthread keys callocs in `pthread_setspecific` | src/api.c (set-up in the library constructor, the busy mark on every entry point) |
+| siglongjmp out of a call | the thread stayed busy forever: every later call took the syscall path | src/api.c (`recover_abandoned`) |
+| fork paths x memory kinds | without wipe-on-fork memory, `_Fork()`, a raw `clone()` and an application atfork handler that drew first repeated the parent's bytes | src/api.c (the kernel serves every call there) |
+| a file bound over /dev/urandom (getrandom refused) | its bytes seeded the generator: three runs printed the same 16 bytes | src/entropy/kernel.c (the device must be 1:9 / 1:8) |
+| preload in a seccomp sandbox | a program that had opened /dev/urandom was aborted ("no seed") where the kernel would have answered | tools/preload/preload.c (falls through to the real call) |
+| jitter on an AMD EPYC host | the real timer alarmed and the source was disabled after crediting up to 5,183 bits; credit was granted before its APT window closed and kept after an alarm | src/entropy/jitter.c (power-up qualification, credit per clean window) |
 
 EOF
 	printf '## Summary\n\n%s rows; %s not passing; %s duplicates, %s crashes, %s leaks in all.  ' \
