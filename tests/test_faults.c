@@ -722,16 +722,31 @@ static void *dropper(void *arg)
 
 #define DROP_THREADS 3
 #define DROP_VALS 100000
+#define DROP_PACE 4096 /* draws per drawer per drop pass */
 static uint8_t (*drop_vals)[16];
 static long drop_nv[DROP_THREADS];
 static unsigned long long drop_zero_unrecorded;
 
 static void *drop_drawer(void *arg)
 {
-	long t = (long)arg;
+	long t = (long)arg, pass = -1, since = 0;
 	uint8_t scratch[64];
 
 	while (!__atomic_load_n(&drop_stop, __ATOMIC_RELAXED)) {
+		long now = __atomic_load_n(&drops_done, __ATOMIC_RELAXED);
+
+		/* At most DROP_PACE draws per drop pass: the drawers wait (asleep,
+		 * so that a scheduler which runs one thread at a time, as valgrind
+		 * does, lets the dropper in) rather than starve the dropper. */
+		if (now != pass) {
+			pass = now;
+			since = 0;
+		} else if (since >= DROP_PACE) {
+			struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		since++;
 		if (drop_nv[t] < DROP_VALS) {
 			uint8_t *rec = drop_vals[t * DROP_VALS + drop_nv[t]];
 
