@@ -852,7 +852,7 @@ static void drop_all(void)
  */
 static void body_dropped(void)
 {
-	static const uint64_t nonces[] = { 0, 0x7463657269642d75ull, 0x656e6f2d6e776f64ull };
+	static const uint64_t nonces[] = { 0, 0x7463657269642d75ull /* u-direct */ };
 	static uint8_t out[3][64];
 	struct ref_pool zp;
 	uint32_t zkey[8] = { 0 }, h[5];

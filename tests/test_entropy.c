@@ -129,7 +129,7 @@ static void case_setup(void)
  * a large request makes this thread's slot check the schedule. */
 static int timer_reseed(void)
 {
-	static uint8_t big[1024];
+	static uint8_t big[4096]; /* a slot's length: a one-use key, which checks the schedule */
 	struct surand_stats s0 = stats();
 
 	surand_test_clock_advance(301ull * 1000000000ull);

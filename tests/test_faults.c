@@ -786,7 +786,7 @@ static int some_page_dropped(void)
  * the designs use.
  */
 static const uint64_t zero_key_nonces[] = {
-	0, 0x656e6f2d6e776f64ull /* down-one */, 0x7463657269642d75ull /* u-direct */,
+	0, 0x7463657269642d75ull /* u-direct */,
 	0x6576697265642d62ull /* b-derive */, 0x6465657365722d62ull /* b-reseed */,
 };
 #define ZK_N (sizeof(zero_key_nonces) / sizeof(zero_key_nonces[0]))

@@ -76,7 +76,6 @@ static int shares_window(const uint8_t *hay, size_t hn, const uint8_t *needle, s
 #define M_NONCE_DET 0x7465737464657465ull
 #define M_NONCE_RESEED 0x6465657365722d62ull
 #define M_NONCE_DERIVE 0x6576697265642d62ull
-#define M_NONCE_DOWNONE 0x656e6f2d6e776f64ull
 #define M_NONCE_DIRECT 0x7463657269642d75ull
 
 struct model {
@@ -153,14 +152,17 @@ static void m_init(struct model *m, const uint8_t seed[32])
 
 static void m_bytes(struct model *m, uint8_t *out, size_t len)
 {
-	if (len >= 512) {
-		uint8_t b[64], tail[64];
+	if (len >= m_batch_bytes() + 64) { /* thread.c: a slot's length or more */
+		uint8_t b[32], tail[64];
 		uint32_t once[8];
 		size_t whole = len / 64;
 
-		m_block(m->tkey, 0, M_NONCE_DOWNONE, b, 1);
-		m_words(m->tkey, b);
-		m_words(once, b + 32);
+		/* The one-use key: the batch's next 32 bytes (a batch with fewer
+		 * left is refilled first, the rest overwritten). */
+		if (m_batch_bytes() - m->pos < 32)
+			m_refill(m);
+		m_bytes(m, b, 32);
+		m_words(once, b);
 		m_block(once, 0, M_NONCE_DIRECT, out, whole);
 		if (len % 64) {
 			m_block(once, whole, M_NONCE_DIRECT, tail, 1);
@@ -345,8 +347,8 @@ static void backtracking_from_slot_copy(void)
 		/* ... and the key in it regenerates none of them, under every nonce
 		 * the design uses. */
 		memcpy(key, copy + slot_size - 64, 32);
-		for (int v = 0; v < 3; v++) {
-			uint64_t nonce = v == 0 ? 0 : v == 1 ? M_NONCE_DOWNONE : M_NONCE_DIRECT;
+		for (int v = 0; v < 2; v++) {
+			uint64_t nonce = v == 0 ? 0 : M_NONCE_DIRECT;
 			surand_chacha20_blocks_portable(key, 0, nonce, ks, 17);
 			T_ASSERT_MSG(!shares_window(ks, sizeof(ks), out, n < 64 ? n - n % 8 : 64),
 				     "the slot's key regenerates returned bytes (%zu-byte call)", n);
@@ -489,7 +491,7 @@ static void sixty_four_threads_no_duplicate(void)
 static void reseed_child(void)
 {
 	struct surand_stats a, b;
-	uint8_t buf[2048];
+	uint8_t buf[4096];
 	uint64_t g0, now;
 
 	(void)surand_u32();
@@ -500,8 +502,10 @@ static void reseed_child(void)
 	now = surand_now_ns();
 	T_ASSERT_EQ_U64(surand_base_interval_ns(now), 1000000000ull);
 	surand_test_clock_advance(2000000000ull); /* 2 s later */
-	surand_bytes(buf, 960);                    /* forces a refill */
-	surand_bytes(buf, 960);
+	/* A slot-long request takes a one-use key, which checks the key's age
+	 * and the base's schedule whatever is left in the batch. */
+	surand_bytes(buf, sizeof(buf));
+	surand_bytes(buf, sizeof(buf));
 	b = stats_now();
 	T_ASSERT_MSG(b.reseeds_timer == a.reseeds_timer + 1, "timer reseeds %llu -> %llu",
 		     (unsigned long long)a.reseeds_timer, (unsigned long long)b.reseeds_timer);
@@ -555,11 +559,12 @@ static void reseed_ceiling_env(void)
  * reseeds: under TSan this shows every lock-free read of the schedule. */
 static void *reseed_storm_worker(void *arg)
 {
-	uint8_t buf[1000];
+	uint8_t buf[5000];
 	long id = (long)arg;
 
 	for (int i = 0; i < 300; i++) {
-		surand_bytes(buf, (size_t)(i % 3 == 0 ? 1000 : 16));
+		/* one-use keys (5000), batch refills (1000) and small draws */
+		surand_bytes(buf, (size_t)(i % 6 == 0 ? 5000 : i % 3 == 0 ? 1000 : 16));
 		if (id == 0 && i % 50 == 0)
 			surand_test_clock_advance(3000000000ull);
 		if (id == 1 && i % 40 == 0 && surand_reseed() != 0)
@@ -959,7 +964,7 @@ static void stats_fields(void)
 	 * size in thread_word), the inline sizes, the copy path, a one-use key. */
 	{
 		uint64_t b0 = st.bytes;
-		uint8_t buf[600];
+		uint8_t buf[5000];
 		int i;
 
 		c0 = st.calls;
@@ -969,10 +974,10 @@ static void stats_fields(void)
 		}
 		surand_bytes(buf, 16);
 		surand_bytes(buf, 100);
-		surand_bytes(buf, 600);
+		surand_bytes(buf, 5000);
 		st = stats_now();
 		T_ASSERT_EQ_U64(st.calls, c0 + 2003);
-		T_ASSERT_EQ_U64(st.bytes, b0 + 12000 + 716);
+		T_ASSERT_EQ_U64(st.bytes, b0 + 12000 + 5116);
 		/* A thread's draws stay counted after it exits. */
 		pthread_t th;
 

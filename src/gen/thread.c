@@ -310,33 +310,43 @@ static inline __attribute__((always_inline)) int slot_take(struct slot *s, uint8
 	return 0;
 }
 
-/* A large request: a one-use key by fast key erasure from the thread key. */
+/*
+ * A large request: a one-use key, the next 32 bytes of the batch (taken as
+ * any draw is: zeroed in the slot as they are copied out, never handed out),
+ * with fresh kernel bytes folded in; its keystream goes straight into buf.
+ * Taking the key from the batch costs a 32-byte copy where a key block of
+ * its own cost a single-block ChaCha20 pass (about 110 ns, BENCHMARKS.md).
+ */
 static int slot_direct(struct slot *s, uint8_t *buf, size_t len)
 {
 	uint32_t k[8];
-	uint8_t block[64];
+	uint8_t kb[32];
 	uint64_t gen;
 	int r, i;
 
+	/* Every one-use key keeps the schedule: the clock is read, a due reseed
+	 * of the base runs, a key past its age re-keys (and empties the batch). */
 	r = slot_ensure_key(s);
 	if (r < 0)
 		return r;
 	gen = s->h.gen;
-	memcpy(k, s->h.key, 32);
-	surand_chacha20_blocks(k, 0, 0x656e6f2d6e776f64ull /* "down-one" */, block, 1);
-	/* Immediately replace the thread key: the one-use key cannot be rebuilt. */
-	memcpy(s->h.key, block, 32);
-	for (i = 0; i < 8; i++)
-		k[i] = surand_load32_le(block + 32 + 4 * i);
-	surand_wipe(block, sizeof(block));
-	SURAND_LOAD_FENCE(); /* copy before re-check (aarch64: dmb ishld; x86: TSO) */
-	/* gen 0: dropped before it was read; changed: dropped since.  Either way
-	 * the key read may be zeros. */
-	if (SURAND_UNLIKELY(gen == 0 || __atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) != gen)) {
-		surand_wipe(k, sizeof(k));
-		return -EAGAIN;
+	/* Refilled when stale, dropped (gen 0) or short of a key: the rest of
+	 * the batch is overwritten. */
+	if (gen == 0 || gen != surand_base_generation() || s->h.pos > BATCH_BYTES - sizeof(kb)) {
+		r = slot_refill(s);
+		if (r < 0)
+			return r; /* -EAGAIN: dropped meanwhile, the caller retries */
+		gen = s->h.gen;
+		if (SURAND_UNLIKELY(gen == 0))
+			return -EAGAIN;
 	}
-	s->h.cranks += 1 + len / 64;
+	/* Dropped during the copy: kb is wiped and may have been zeros. */
+	if (slot_take(s, kb, sizeof(kb), gen) != 0)
+		return -EAGAIN;
+	for (i = 0; i < 8; i++)
+		k[i] = surand_load32_le(kb + 4 * i);
+	surand_wipe(kb, sizeof(kb));
+	/* VM clones: fresh kernel bytes in every one-use key (vDSO only). */
 	if (surand_vdso_available())
 		(void)surand_fold_kernel(k, FOLD_BYTES);
 	surand_fill_from_key(k, buf, len); /* wipes k */

@@ -21,8 +21,13 @@
 /* The last pass, through the stack: the AVX-512 body's width. */
 #define TAIL_BLOCKS 16u
 #define INPLACE_BLOCKS (SLOT_BLOCKS - TAIL_BLOCKS) /* 48 */
-/* Requests at least this long skip the batch: a one-use key fills them. */
-#define DIRECT_MIN_BYTES 512u
+/* Requests at least a slot long skip the batch: a one-use key fills them.
+ * Shorter ones cost less from the batch (BENCHMARKS.md, "Large requests"):
+ * a one-use key has fixed costs (the kernel fold, the scrub) of about
+ * 150 ns, where the batch's keystream for 512 bytes costs about 100 ns; at
+ * a slot's length the two paths cost about the same, and the direct one
+ * writes the caller's buffer only once. */
+#define DIRECT_MIN_BYTES SLOT_BYTES
 /* Re-key from the base after this many ChaCha20 blocks ("cranks"). */
 #define CRANKS_MAX (1ull << 24)
 /* Fresh kernel bytes folded into every refill and one-use key (vDSO). */
