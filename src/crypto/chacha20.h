@@ -12,9 +12,10 @@
  * RFC counter does not overflow 32 bits.
  *
  * Bodies share one signature and an ISA suffix (BLAKE3 style).  Wide bodies
- * do whole multiples of their width; a tail of more than half the width is
- * one more whole group through a wiped stack buffer, a shorter tail goes to
- * a narrower body.
+ * do whole multiples of their width.  On x86 a tail of more than half the
+ * width is one more whole group, of which only the caller's blocks are
+ * stored; a shorter tail goes to the next narrower body.  NEON hands every
+ * tail to the portable body.
  *
  * Preconditions of every body: key points to 8 words; out points to
  * 64 * nblocks writable bytes (any alignment); out may not overlap key.
