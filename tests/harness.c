@@ -241,7 +241,7 @@ const char *t_runner_prefix(void)
 	return prefix;
 }
 
-int t_wipeonfork_ignored_skip(void)
+int t_madvise_ignored(void)
 {
 #ifdef MADV_WIPEONFORK
 	char line[512];
@@ -269,13 +269,19 @@ int t_wipeonfork_ignored_skip(void)
 	if (f)
 		fclose(f);
 	munmap(page, 4096);
-	if (ignored)
-		t_skip("MADV_WIPEONFORK is accepted but not honoured here (an emulator that "
-		       "ignores madvise): no wipe-on-fork memory to test", NULL);
 	return ignored;
 #else
 	return 0;
 #endif
+}
+
+int t_wipeonfork_ignored_skip(void)
+{
+	if (!t_madvise_ignored())
+		return 0;
+	t_skip("MADV_WIPEONFORK is accepted but not honoured here (an emulator that "
+	       "ignores madvise): no wipe-on-fork memory to test", NULL);
+	return 1;
 }
 
 void t_strip_runner_lines(char *text)

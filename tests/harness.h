@@ -57,6 +57,9 @@ int t_execve(const char *path, char *const argv[], char *const envp[]);
  * honours the advice (4.14+) or refuses it (EINVAL).  0 otherwise.
  */
 int t_wipeonfork_ignored_skip(void);
+/* The probe alone: 1 where madvise(MADV_WIPEONFORK) is accepted but not
+ * applied (no SKIP line), 0 otherwise. */
+int t_madvise_ignored(void);
 /* The runner as a shell prefix ("qemu-aarch64-static "), or "": for popen. */
 const char *t_runner_prefix(void);
 /* Under a runner: removes the lines the emulator itself writes to a program's
