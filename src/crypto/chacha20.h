@@ -12,10 +12,7 @@
  * RFC counter does not overflow 32 bits.
  *
  * Bodies share one signature and an ISA suffix (BLAKE3 style).  Wide bodies
- * do whole multiples of their width.  On x86 a tail of more than half the
- * width is one more whole group, of which only the caller's blocks are
- * stored; a shorter tail goes to the next narrower body.  NEON hands every
- * tail to the portable body.
+ * do whole multiples of their width and hand the tail to a narrower body.
  *
  * Preconditions of every body: key points to 8 words; out points to
  * 64 * nblocks writable bytes (any alignment); out may not overlap key.
@@ -53,10 +50,10 @@ SURAND_INTERNAL void surand_chacha20_blocks_portable(const uint32_t key[8], uint
 /* SSSE3, 4 blocks in parallel. */
 SURAND_INTERNAL void surand_chacha20_blocks_ssse3(const uint32_t key[8], uint64_t counter,
 						  uint64_t nonce, uint8_t *out, size_t nblocks);
-/* AVX2, 8 blocks in parallel; tails of 1-4 blocks to SSSE3. */
+/* AVX2, 8 blocks in parallel; tails to SSSE3. */
 SURAND_INTERNAL void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t counter,
 						 uint64_t nonce, uint8_t *out, size_t nblocks);
-/* AVX-512F, 16 blocks in parallel; tails of 1-8 blocks to AVX2. */
+/* AVX-512F, 16 blocks in parallel; tails to AVX2. */
 SURAND_INTERNAL void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter,
 						   uint64_t nonce, uint8_t *out, size_t nblocks);
 /* Clears every vector register the AVX-512 body uses (zmm0-31), as the body

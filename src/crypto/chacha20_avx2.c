@@ -7,9 +7,7 @@
  * Vector x[i] holds state word i of 8 consecutive blocks (lane j = block j).
  * After the rounds, a 4x4 transpose inside each 128-bit half followed by a
  * swap of halves (vperm2i128) gives 32 consecutive output bytes of one block
- * per vector.  Remaining blocks (nblocks % 8): more than 4 take one more
- * 8-block group of which only those blocks are stored; 4 or fewer go to the
- * SSSE3 body.
+ * per vector.  Remaining blocks (nblocks % 8) go to the SSSE3 body.
  */
 #include "chacha20.h"
 
@@ -41,15 +39,6 @@
 	} while (0)
 
 #define STORE(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
-/* Block j of the group, its two halves; blocks from lim on are not the
- * caller's (a partial last group). */
-#define STORE_BLOCK(j, lo, hi)                                   \
-	do {                                                     \
-		if ((j) < lim) {                                 \
-			STORE(out + (j) * 64 + 0, (lo));         \
-			STORE(out + (j) * 64 + 32, (hi));        \
-		}                                                \
-	} while (0)
 
 void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t counter, uint64_t nonce,
 				 uint8_t *out, size_t nblocks)
@@ -64,14 +53,10 @@ void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t counter, uint64
 	const __m256i n_lo = _mm256_set1_epi32((int)(uint32_t)nonce);
 	const __m256i n_hi = _mm256_set1_epi32((int)(uint32_t)(nonce >> 32));
 	__m256i k[8];
-	/* A tail of more than half the width is one more group, rest blocks of
-	 * it stored. */
-	const int rest = (int)(nblocks % AVX2_BLOCKS);
-	const int partial = rest > AVX2_BLOCKS / 2;
 	size_t n;
 	int i;
 
-	if (nblocks < AVX2_BLOCKS && !partial) {
+	if (nblocks < AVX2_BLOCKS) {
 		/* Nothing for this body: no key material enters its registers. */
 		surand_chacha20_blocks_ssse3(key, counter, nonce, out, nblocks);
 		return;
@@ -79,8 +64,7 @@ void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t counter, uint64
 	for (i = 0; i < 8; i++)
 		k[i] = _mm256_set1_epi32((int)key[i]);
 
-	for (n = nblocks / AVX2_BLOCKS + (size_t)partial; n; n--) {
-		const int lim = (partial && n == 1) ? rest : AVX2_BLOCKS;
+	for (n = nblocks / AVX2_BLOCKS; n; n--) {
 		const __m256i base_lo = _mm256_set1_epi32((int)(uint32_t)counter);
 		const __m256i ctr_lo = ADD(base_lo, lane);
 		/* Lane j carries into word 13 when lo + j wrapped below lo (an
@@ -133,14 +117,22 @@ void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t counter, uint64
 		TRANSPOSE4(x12, x13, x14, x15);
 
 		/* Block j (j < 4): low halves; block j + 4: high halves. */
-		STORE_BLOCK(0, _mm256_permute2x128_si256(x0, x4, 0x20), _mm256_permute2x128_si256(x8, x12, 0x20));
-		STORE_BLOCK(1, _mm256_permute2x128_si256(x1, x5, 0x20), _mm256_permute2x128_si256(x9, x13, 0x20));
-		STORE_BLOCK(2, _mm256_permute2x128_si256(x2, x6, 0x20), _mm256_permute2x128_si256(x10, x14, 0x20));
-		STORE_BLOCK(3, _mm256_permute2x128_si256(x3, x7, 0x20), _mm256_permute2x128_si256(x11, x15, 0x20));
-		STORE_BLOCK(4, _mm256_permute2x128_si256(x0, x4, 0x31), _mm256_permute2x128_si256(x8, x12, 0x31));
-		STORE_BLOCK(5, _mm256_permute2x128_si256(x1, x5, 0x31), _mm256_permute2x128_si256(x9, x13, 0x31));
-		STORE_BLOCK(6, _mm256_permute2x128_si256(x2, x6, 0x31), _mm256_permute2x128_si256(x10, x14, 0x31));
-		STORE_BLOCK(7, _mm256_permute2x128_si256(x3, x7, 0x31), _mm256_permute2x128_si256(x11, x15, 0x31));
+		STORE(out + 0 * 64 + 0, _mm256_permute2x128_si256(x0, x4, 0x20));
+		STORE(out + 0 * 64 + 32, _mm256_permute2x128_si256(x8, x12, 0x20));
+		STORE(out + 1 * 64 + 0, _mm256_permute2x128_si256(x1, x5, 0x20));
+		STORE(out + 1 * 64 + 32, _mm256_permute2x128_si256(x9, x13, 0x20));
+		STORE(out + 2 * 64 + 0, _mm256_permute2x128_si256(x2, x6, 0x20));
+		STORE(out + 2 * 64 + 32, _mm256_permute2x128_si256(x10, x14, 0x20));
+		STORE(out + 3 * 64 + 0, _mm256_permute2x128_si256(x3, x7, 0x20));
+		STORE(out + 3 * 64 + 32, _mm256_permute2x128_si256(x11, x15, 0x20));
+		STORE(out + 4 * 64 + 0, _mm256_permute2x128_si256(x0, x4, 0x31));
+		STORE(out + 4 * 64 + 32, _mm256_permute2x128_si256(x8, x12, 0x31));
+		STORE(out + 5 * 64 + 0, _mm256_permute2x128_si256(x1, x5, 0x31));
+		STORE(out + 5 * 64 + 32, _mm256_permute2x128_si256(x9, x13, 0x31));
+		STORE(out + 6 * 64 + 0, _mm256_permute2x128_si256(x2, x6, 0x31));
+		STORE(out + 6 * 64 + 32, _mm256_permute2x128_si256(x10, x14, 0x31));
+		STORE(out + 7 * 64 + 0, _mm256_permute2x128_si256(x3, x7, 0x31));
+		STORE(out + 7 * 64 + 32, _mm256_permute2x128_si256(x11, x15, 0x31));
 
 		out += AVX2_BLOCKS * SURAND_CHACHA20_BLOCK_SIZE;
 		counter += AVX2_BLOCKS; /* wraps modulo 2^64 by design */
@@ -150,6 +142,6 @@ void surand_chacha20_blocks_avx2(const uint32_t key[8], uint64_t counter, uint64
 	/* Clear ymm0-15: the registers held the key and keystream. */
 	_mm256_zeroall();
 
-	if (rest && !partial)
-		surand_chacha20_blocks_ssse3(key, counter, nonce, out, (size_t)rest);
+	if (nblocks % AVX2_BLOCKS)
+		surand_chacha20_blocks_ssse3(key, counter, nonce, out, nblocks % AVX2_BLOCKS);
 }

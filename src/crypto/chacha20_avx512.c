@@ -18,9 +18,7 @@
  *    the end of every group; the transpose is a 4x4 word transpose inside
  *    each 128-bit lane (unpack), then each 128-bit lane goes straight to its
  *    16 bytes of output with the store form of vextracti32x4 (no shuffle).
- * Remaining blocks (nblocks % 16): more than 8 take one more 16-block group
- * of which only those blocks are stored (one group costs less than the
- * 8 + 4 + 2 + 1 cascade of narrower passes); 8 or fewer go to the AVX2 body.
+ * Remaining blocks (nblocks % 16) go to the AVX2 body.
  */
 #include "chacha20.h"
 
@@ -75,33 +73,25 @@
  * stores each lane at its place.  memcpy of an extracted lane compiles to
  * the store form of vextracti32x4 (store ports only, no shuffle).
  */
-static inline __attribute__((always_inline)) void store_lanes(uint8_t *out, __m512i v, int r, int g,
-							       int limit)
+static inline __attribute__((always_inline)) void store_lanes(uint8_t *out, __m512i v, int r, int g)
 {
 	const __m128i l0 = _mm512_castsi512_si128(v);
 	const __m128i l1 = _mm512_extracti32x4_epi32(v, 1);
 	const __m128i l2 = _mm512_extracti32x4_epi32(v, 2);
 	const __m128i l3 = _mm512_extracti32x4_epi32(v, 3);
 
-	/* Blocks from limit on are not the caller's (a partial last group). */
-	if (r + 0 < limit)
-		memcpy(out + 64 * (r + 0) + 16 * g, &l0, 16);
-	if (r + 4 < limit)
-		memcpy(out + 64 * (r + 4) + 16 * g, &l1, 16);
-	if (r + 8 < limit)
-		memcpy(out + 64 * (r + 8) + 16 * g, &l2, 16);
-	if (r + 12 < limit)
-		memcpy(out + 64 * (r + 12) + 16 * g, &l3, 16);
+	memcpy(out + 64 * (r + 0) + 16 * g, &l0, 16);
+	memcpy(out + 64 * (r + 4) + 16 * g, &l1, 16);
+	memcpy(out + 64 * (r + 8) + 16 * g, &l2, 16);
+	memcpy(out + 64 * (r + 12) + 16 * g, &l3, 16);
 }
 
 /*
  * Part p (0..7) of writing out the finished group ks[] (16 vectors, vector
  * i = word i of 16 blocks) to out: part g < 4 transposes words 4g..4g+3
- * inside the 128-bit lanes (in place), part 4 + g stores them (blocks
- * 0..limit-1 only).
+ * inside the 128-bit lanes (in place), part 4 + g stores them.
  */
-static inline __attribute__((always_inline)) void write_part(__m512i ks[16], uint8_t *out, int p,
-							      int limit)
+static inline __attribute__((always_inline)) void write_part(__m512i ks[16], uint8_t *out, int p)
 {
 	if (p < 4) {
 		__m512i a = ks[4 * p], b = ks[4 * p + 1], c = ks[4 * p + 2], d = ks[4 * p + 3];
@@ -114,10 +104,10 @@ static inline __attribute__((always_inline)) void write_part(__m512i ks[16], uin
 	} else {
 		const int g = p - 4;
 
-		store_lanes(out, ks[4 * g], 0, g, limit);
-		store_lanes(out, ks[4 * g + 1], 1, g, limit);
-		store_lanes(out, ks[4 * g + 2], 2, g, limit);
-		store_lanes(out, ks[4 * g + 3], 3, g, limit);
+		store_lanes(out, ks[4 * g], 0, g);
+		store_lanes(out, ks[4 * g + 1], 1, g);
+		store_lanes(out, ks[4 * g + 2], 2, g);
+		store_lanes(out, ks[4 * g + 3], 3, g);
 	}
 }
 #define WRITE_PARTS 8
@@ -179,14 +169,10 @@ void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint
 	__m512i ks[16];    /* the previous group's keystream, being written out */
 	uint8_t *prev = out; /* where it goes */
 	int have_prev = 0;
-	/* A tail of more than half the width is one more group, of which the
-	 * last write-out stores rest blocks (always the last group written). */
-	const int rest = (int)(nblocks % AVX512_BLOCKS);
-	const int partial = rest > AVX512_BLOCKS / 2;
 	size_t n;
 	int i;
 
-	if (nblocks < AVX512_BLOCKS && !partial) {
+	if (nblocks < AVX512_BLOCKS) {
 		/* Nothing for this body: no key material enters its registers. */
 		surand_chacha20_blocks_avx2(key, counter, nonce, out, nblocks);
 		return;
@@ -204,7 +190,7 @@ void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint
 	p0a = _mm512_set1_epi32((int)pre[8]), p1a = _mm512_set1_epi32((int)pre[9]);
 	surand_wipe(pre, sizeof(pre));
 
-	for (n = nblocks / AVX512_BLOCKS + (size_t)partial; n; n--) {
+	for (n = nblocks / AVX512_BLOCKS; n; n--) {
 		const __m512i base_lo = _mm512_set1_epi32((int)(uint32_t)counter);
 		const __m512i base_hi = _mm512_set1_epi32((int)(uint32_t)(counter >> 32));
 		const __m512i ctr_lo = ADD(base_lo, lane);
@@ -233,7 +219,7 @@ void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint
 		/* The first diagonal round. */
 		QR4(x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14);
 		if (have_prev)
-			write_part(ks, prev, 0, AVX512_BLOCKS);
+			write_part(ks, prev, 0);
 
 		/* The other double rounds, each followed by one part of writing
 		 * out the previous group. */
@@ -244,12 +230,12 @@ void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint
 			/* diagonal round */
 			QR4(x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14);
 			if (have_prev && i / 2 < WRITE_PARTS)
-				write_part(ks, prev, i / 2, AVX512_BLOCKS);
+				write_part(ks, prev, i / 2);
 		}
 		/* Fewer double rounds than parts (reduced-round bench builds). */
 		if (have_prev)
 			for (i = SURAND_CHACHA_NROUNDS / 2; i < WRITE_PARTS; i++)
-				write_part(ks, prev, i, AVX512_BLOCKS);
+				write_part(ks, prev, i);
 
 		ks[0] = ADD(x0, c0);
 		ks[1] = ADD(x1, c1);
@@ -273,16 +259,16 @@ void surand_chacha20_blocks_avx512(const uint32_t key[8], uint64_t counter, uint
 		out += AVX512_BLOCKS * SURAND_CHACHA20_BLOCK_SIZE;
 		counter += AVX512_BLOCKS; /* wraps modulo 2^64 by design */
 	}
-	/* The last group (there was at least one), partial or whole. */
+	/* The last group (there was at least one). */
 	for (i = 0; i < WRITE_PARTS; i++)
-		write_part(ks, prev, i, partial ? rest : AVX512_BLOCKS);
+		write_part(ks, prev, i);
 	/* ks[] held keystream (on the stack): wipe it; and the zmm registers
 	 * held key and keystream: clear them. */
 	surand_wipe(ks, sizeof(ks));
 	zmm_clear();
 
-	if (rest && !partial)
-		surand_chacha20_blocks_avx2(key, counter, nonce, out, (size_t)rest);
+	if (nblocks % AVX512_BLOCKS)
+		surand_chacha20_blocks_avx2(key, counter, nonce, out, nblocks % AVX512_BLOCKS);
 }
 
 void surand_chacha20_avx512_clear_regs(void)

@@ -6,8 +6,7 @@
  * Layout of the work: vector x[i] holds state word i of 4 consecutive
  * blocks (lane j = block j).  After the rounds, each group of 4 vectors is
  * transposed 4x4 so every vector holds 16 consecutive output bytes of one
- * block.  Remaining blocks (nblocks % 4): 3 take one more 4-block group of
- * which only those are stored; 1 or 2 go to the portable body.
+ * block.  Remaining blocks (nblocks % 4) go to the portable body.
  */
 #include "chacha20.h"
 
@@ -32,16 +31,14 @@ static inline __m128i rotl16(__m128i v, __m128i shuf)
 
 /* Transposes 4 vectors of words (a: word w of blocks 0..3, ...) and stores
  * 16 bytes of each block at out + 64 * block + off. */
-/* Blocks from lim on are not the caller's (a partial last group). */
-#define STORE4(a, b, c, d, out, off, lim)                                   \
+#define STORE4(a, b, c, d, out, off)                                        \
 	do {                                                                \
 		__m128i t0_ = _mm_unpacklo_epi32(a, b), t1_ = _mm_unpacklo_epi32(c, d); \
 		__m128i t2_ = _mm_unpackhi_epi32(a, b), t3_ = _mm_unpackhi_epi32(c, d); \
 		_mm_storeu_si128((__m128i *)((out) + 0 + (off)), _mm_unpacklo_epi64(t0_, t1_)); \
 		_mm_storeu_si128((__m128i *)((out) + 64 + (off)), _mm_unpackhi_epi64(t0_, t1_)); \
 		_mm_storeu_si128((__m128i *)((out) + 128 + (off)), _mm_unpacklo_epi64(t2_, t3_)); \
-		if ((lim) > 3)                                              \
-			_mm_storeu_si128((__m128i *)((out) + 192 + (off)), _mm_unpackhi_epi64(t2_, t3_)); \
+		_mm_storeu_si128((__m128i *)((out) + 192 + (off)), _mm_unpackhi_epi64(t2_, t3_)); \
 	} while (0)
 
 /* Zeroes xmm0-15 (SSE encoding: no AVX state is touched). */
@@ -76,13 +73,10 @@ void surand_chacha20_blocks_ssse3(const uint32_t key[8], uint64_t counter, uint6
 	const __m128i r16 = _mm_set_epi8(13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2);
 	const __m128i r8 = _mm_set_epi8(14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3);
 	__m128i k[8];
-	/* A tail of 3 blocks is one more group, 3 blocks of it stored. */
-	const int rest = (int)(nblocks % SSSE3_BLOCKS);
-	const int partial = rest > SSSE3_BLOCKS / 2;
 	size_t n;
 	int i;
 
-	if (nblocks < SSSE3_BLOCKS && !partial) {
+	if (nblocks < SSSE3_BLOCKS) {
 		/* Nothing for this body: no key material enters its registers. */
 		surand_chacha20_blocks_portable(key, counter, nonce, out, nblocks);
 		return;
@@ -90,8 +84,7 @@ void surand_chacha20_blocks_ssse3(const uint32_t key[8], uint64_t counter, uint6
 	for (i = 0; i < 8; i++)
 		k[i] = _mm_set1_epi32((int)key[i]);
 
-	for (n = nblocks / SSSE3_BLOCKS + (size_t)partial; n; n--) {
-		const int lim = (partial && n == 1) ? rest : SSSE3_BLOCKS;
+	for (n = nblocks / SSSE3_BLOCKS; n; n--) {
 		/* Per-lane 64-bit counters: the carry from word 12 into 13 and the
 		 * wrap modulo 2^64 come from 64-bit arithmetic here. */
 		const uint64_t c1 = counter + 1, c2 = counter + 2, c3 = counter + 3;
@@ -136,10 +129,10 @@ void surand_chacha20_blocks_ssse3(const uint32_t key[8], uint64_t counter, uint6
 		x14 = _mm_add_epi32(x14, n_lo);
 		x15 = _mm_add_epi32(x15, n_hi);
 
-		STORE4(x0, x1, x2, x3, out, 0, lim);
-		STORE4(x4, x5, x6, x7, out, 16, lim);
-		STORE4(x8, x9, x10, x11, out, 32, lim);
-		STORE4(x12, x13, x14, x15, out, 48, lim);
+		STORE4(x0, x1, x2, x3, out, 0);
+		STORE4(x4, x5, x6, x7, out, 16);
+		STORE4(x8, x9, x10, x11, out, 32);
+		STORE4(x12, x13, x14, x15, out, 48);
 
 		out += SSSE3_BLOCKS * SURAND_CHACHA20_BLOCK_SIZE;
 		counter += SSSE3_BLOCKS; /* wraps modulo 2^64 by design */
@@ -149,6 +142,6 @@ void surand_chacha20_blocks_ssse3(const uint32_t key[8], uint64_t counter, uint6
 	surand_wipe(k, sizeof(k));
 	xmm_clear();
 
-	if (rest && !partial)
-		surand_chacha20_blocks_portable(key, counter, nonce, out, (size_t)rest);
+	if (nblocks % SSSE3_BLOCKS)
+		surand_chacha20_blocks_portable(key, counter, nonce, out, nblocks % SSSE3_BLOCKS);
 }
