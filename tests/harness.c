@@ -11,8 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A child case's exit status when it skipped (it printed the SKIP line). */
-#define T_CHILD_SKIPPED 77
 /* How much longer a child case may take under SURAND_TEST_RUNNER. */
 #define T_RUNNER_SLOWDOWN 4
 

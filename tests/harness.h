@@ -49,6 +49,8 @@ int t_exec_child(const char *name, int timeout_s);
  * otherwise plain execve.  Returns only on failure (-1, errno).
  */
 int t_execve(const char *path, char *const argv[], char *const envp[]);
+/* A child case's exit status when it skipped (it printed the SKIP line). */
+#define T_CHILD_SKIPPED 77
 /*
  * 1, with a SKIP line naming it, when madvise(MADV_WIPEONFORK) is accepted
  * but not honoured here: the probe page's VmFlags (/proc/self/smaps) lack

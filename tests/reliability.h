@@ -170,7 +170,6 @@ struct rel_case {
 };
 static struct rel_case rel_cur;
 
-#define REL_CHILD_SKIPPED 77 /* tests/harness.c: the exit status of a skipped child */
 static inline void rel_run_child(void)
 {
 	int st = t_exec_child(rel_cur.child_case, rel_cur.timeout_s);
@@ -178,7 +177,7 @@ static inline void rel_run_child(void)
 	if (st == -1)
 		rel_report(rel_cur.row, "(hung: killed after the timeout)", 0, 0, 1, 0);
 	else if (WIFSIGNALED(st) ||
-		 (WIFEXITED(st) && WEXITSTATUS(st) > 1 && WEXITSTATUS(st) != REL_CHILD_SKIPPED))
+		 (WIFEXITED(st) && WEXITSTATUS(st) > 1 && WEXITSTATUS(st) != T_CHILD_SKIPPED))
 		rel_report(rel_cur.row, rel_fmt("(child died, status 0x%x)", st), 0, 0, 1, 0);
 	/* A skipped child (its SKIP line says why) has no row: it ran nothing. */
 }
