@@ -743,6 +743,9 @@ static void *flusher(void *arg)
 	while (!__atomic_load_n(&flusher_stop, __ATOMIC_ACQUIRE)) {
 		surand_fastpool_flush_stale(surand_now_ns() + 2000000000ull);
 		__atomic_fetch_add(rounds, 1, __ATOMIC_RELAXED);
+		/* A chance for the writers where threads take turns (valgrind
+		 * runs one at a time: a flusher that never blocks starves them). */
+		sched_yield();
 	}
 	return NULL;
 }
