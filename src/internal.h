@@ -63,6 +63,15 @@ struct surand_cpu_features {
 	int ssse3, avx2, avx512f, rdrand, rdseed, neon;
 };
 const struct surand_cpu_features *surand_cpu_features(void) SURAND_HIDDEN;
+/*
+ * Zeroes the vector registers (all caller-saved in the x86-64 ABI; v0-v7 and
+ * v16-v31 on aarch64) after secret work: the ChaCha20 bodies, memcpy and the
+ * compiler's own vector code leave key, state and output words there, and
+ * whatever saves them later writes them to memory: a core dump's register
+ * notes, a signal frame, glibc's lazy-binding trampoline (which saves every
+ * vector register on the stack of a program linked without -z now).
+ */
+void surand_scrub_vector_regs(void) SURAND_HIDDEN;
 
 /*
  * The ChaCha20 entry everything else calls: the best body for this CPU, or the

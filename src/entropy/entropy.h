@@ -246,6 +246,9 @@ void surand_test_jitter_round_max(unsigned n) SURAND_HIDDEN;
  * mapped yet): the jitter loop's buffer, the pool's pending digests. */
 const void *surand_test_jitter_buffer(size_t *len) SURAND_HIDDEN;
 const void *surand_test_entropy_pending_area(size_t *len) SURAND_HIDDEN;
+/* The pool's hash state (chain value and pending block: the next extraction
+ * key after a re-key), read-only, or NULL before the pool is mapped. */
+const void *surand_test_entropy_pool_area(size_t *len) SURAND_HIDDEN;
 /* on = 1 holds the single-sampler flag, as a sampler stuck in a hanging
  * source would; 0 releases it. */
 void surand_test_entropy_hold_sampler(int on) SURAND_HIDDEN;

@@ -192,6 +192,7 @@ static void pend_add(const void *buf, size_t len, unsigned credit_bits)
 	for (i = 0; i < 8; i++)
 		__atomic_fetch_xor(&p->pend_words[i], surand_load32_le(d + 4 * i), __ATOMIC_SEQ_CST);
 	surand_wipe(d, sizeof(d));
+	surand_scrub_vector_regs(); /* the digest's copies in the registers */
 	if (credit_bits > SURAND_POOL_MAX_CREDIT_BITS)
 		credit_bits = SURAND_POOL_MAX_CREDIT_BITS; /* the cap: more is never counted */
 	if (credit_bits)
@@ -252,6 +253,10 @@ int surand_pool_add(const void *buf, size_t len, unsigned credit_bits)
 	if (len > POOL_DIRECT_MIX_MAX) {
 		/* Long input: condensed outside the lock (a 256-bit digest). */
 		surand_blake2s(d, sizeof(d), NULL, 0, buf, len);
+		/* The digest is also in vector registers now: cleared before any
+		 * call into libc (a lazy-binding trampoline saves them all on
+		 * the stack, where they would outlive this call). */
+		surand_scrub_vector_regs();
 		in = d;
 		inlen = sizeof(d);
 	}
@@ -260,8 +265,10 @@ int surand_pool_add(const void *buf, size_t len, unsigned credit_bits)
 		lock_pool(&st);
 		pool_ready_locked();
 		pend_fold_locked();
-		if (inlen)
+		if (inlen) {
 			surand_blake2s_update(&pool->h, in, inlen);
+			surand_scrub_vector_regs(); /* the input's copy, before the unlock */
+		}
 		if (credit_bits) {
 			c = pool->credit;
 			c = credit_bits >= SURAND_POOL_MAX_CREDIT_BITS - c ? SURAND_POOL_MAX_CREDIT_BITS
@@ -316,6 +323,8 @@ static int extract_locked(uint8_t *out, size_t len)
 	surand_wipe(seed, sizeof(seed));
 	surand_wipe(key, sizeof(key));
 	surand_wipe(blk, sizeof(blk));
+	/* The body and the copies leave the pool's next key in vector registers. */
+	surand_scrub_vector_regs();
 	SURAND_COUNT(n_extract);
 	return 0;
 }
@@ -402,6 +411,15 @@ int surand_test_entropy_pool_digest(uint8_t out[32])
 	surand_blake2s_final(&tmp, out);
 	unlock_pool(st);
 	return 0;
+}
+
+const void *surand_test_entropy_pool_area(size_t *len)
+{
+	struct pool *p = __atomic_load_n(&pool_v, __ATOMIC_ACQUIRE);
+
+	if (len)
+		*len = p ? sizeof(p->h) : 0;
+	return p ? (const void *)&p->h : NULL;
 }
 
 const void *surand_test_entropy_pending_area(size_t *len)

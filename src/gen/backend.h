@@ -117,11 +117,5 @@ int surand_fold_kernel(uint32_t key[8], size_t n) SURAND_HIDDEN;
  * wiped stack block); the key is wiped before return.
  */
 void surand_fill_from_key(uint32_t key[8], void *buf, size_t len) SURAND_HIDDEN;
-/*
- * After a ChaCha20 pass: zeroes the vector registers (all caller-saved in the
- * x86-64 ABI), where the body and the copies leave key and output words that a
- * core dump's register notes would show (tests/test_hygiene.c, core_*).
- */
-void surand_scrub_vector_regs(void) SURAND_HIDDEN;
 
 #endif /* SURAND_GEN_BACKEND_H */

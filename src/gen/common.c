@@ -55,45 +55,6 @@ void surand_fill_from_key(uint32_t key[8], void *buf, size_t len)
 	surand_wipe(key, 32);
 }
 
-__attribute__((noinline)) void surand_scrub_vector_regs(void)
-{
-#if defined(__x86_64__)
-	/* Read once at init (cpu.c); the width decides which registers exist. */
-	const struct surand_cpu_features *f = surand_cpu_features();
-
-	if (f->avx512f)
-		surand_chacha20_avx512_clear_regs(); /* zmm0-31: the body's own clear */
-	else if (f->avx2)
-		__asm__ __volatile__("vzeroall" ::: "memory");
-	else
-		__asm__ __volatile__("pxor %%xmm0, %%xmm0\n\t pxor %%xmm1, %%xmm1\n\t"
-				     "pxor %%xmm2, %%xmm2\n\t pxor %%xmm3, %%xmm3\n\t"
-				     "pxor %%xmm4, %%xmm4\n\t pxor %%xmm5, %%xmm5\n\t"
-				     "pxor %%xmm6, %%xmm6\n\t pxor %%xmm7, %%xmm7\n\t"
-				     "pxor %%xmm8, %%xmm8\n\t pxor %%xmm9, %%xmm9\n\t"
-				     "pxor %%xmm10, %%xmm10\n\t pxor %%xmm11, %%xmm11\n\t"
-				     "pxor %%xmm12, %%xmm12\n\t pxor %%xmm13, %%xmm13\n\t"
-				     "pxor %%xmm14, %%xmm14\n\t pxor %%xmm15, %%xmm15" ::: "memory");
-#elif defined(__aarch64__)
-	/* v0-v31 (the NEON body's and any copy's registers).  v8-v15 are not
-	 * clobbered here: their low halves are callee-saved, so naming them
-	 * would make this function save and restore the caller's values; their
-	 * upper halves are zeroed by that restore anyway, and the NEON body
-	 * clears all 32 itself before it returns. */
-	__asm__ __volatile__("movi v0.16b, #0\n\t movi v1.16b, #0\n\t movi v2.16b, #0\n\t"
-			     "movi v3.16b, #0\n\t movi v4.16b, #0\n\t movi v5.16b, #0\n\t"
-			     "movi v6.16b, #0\n\t movi v7.16b, #0\n\t movi v16.16b, #0\n\t"
-			     "movi v17.16b, #0\n\t movi v18.16b, #0\n\t movi v19.16b, #0\n\t"
-			     "movi v20.16b, #0\n\t movi v21.16b, #0\n\t movi v22.16b, #0\n\t"
-			     "movi v23.16b, #0\n\t movi v24.16b, #0\n\t movi v25.16b, #0\n\t"
-			     "movi v26.16b, #0\n\t movi v27.16b, #0\n\t movi v28.16b, #0\n\t"
-			     "movi v29.16b, #0\n\t movi v30.16b, #0\n\t movi v31.16b, #0"
-			     ::: "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18",
-			       "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28",
-			       "v29", "v30", "v31", "memory");
-#endif
-}
-
 /* ==== the designs' shared helpers (gen/designs.h) =========================== */
 
 /* ---- the lock ---------------------------------------------------------------- */
