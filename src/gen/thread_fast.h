@@ -73,8 +73,10 @@ extern __thread struct thread_tls surand_thread_tls SURAND_HIDDEN;
 /*
  * Moves n bytes from src to dst and zeroes them at src.  Requests of up to 32
  * bytes (u32/u64, nonces, keys) use at most two overlapping fixed-size moves
- * each way (16-byte vector moves from 16 bytes on) instead of calls to memcpy
- * and memset: fewer loads and stores per call.
+ * each way (16-byte vector moves from 16 bytes on), exactly 4, 8 and 16 bytes
+ * one, instead of calls to memcpy and memset: fewer loads and stores per call.
+ * Only the n requested bytes are ever loaded: a register holding bytes the
+ * batch has not handed out yet would put them in a core's register notes.
  */
 typedef uint8_t surand_v16 __attribute__((vector_size(16), aligned(1)));
 
@@ -97,7 +99,17 @@ static inline __attribute__((always_inline)) void move_and_zero(uint8_t *dst, ui
 		memcpy(dst + n - 16, &y, 16);
 		memcpy(src, &z, 16);
 		memcpy(src + n - 16, &z, 16);
-	} else if (n >= 8 && n < 16) {
+	} else if (n == 8) {
+		memcpy(&a, src, 8);
+		memcpy(dst, &a, 8);
+		a = 0;
+		memcpy(src, &a, 8);
+	} else if (n == 4) {
+		memcpy(&c, src, 4);
+		memcpy(dst, &c, 4);
+		c = 0;
+		memcpy(src, &c, 4);
+	} else if (n > 8 && n < 16) {
 		memcpy(&a, src, 8);
 		memcpy(&b, src + n - 8, 8);
 		memcpy(dst, &a, 8);
@@ -105,7 +117,7 @@ static inline __attribute__((always_inline)) void move_and_zero(uint8_t *dst, ui
 		a = 0;
 		memcpy(src, &a, 8);
 		memcpy(src + n - 8, &a, 8);
-	} else if (n >= 4 && n < 8) {
+	} else if (n > 4 && n < 8) {
 		memcpy(&c, src, 4);
 		memcpy(&d, src + n - 4, 4);
 		memcpy(dst, &c, 4);
