@@ -329,6 +329,16 @@ int t_all_zero(const void *p, size_t len)
 	return 1;
 }
 
+int t_random_looking(const void *p, size_t len)
+{
+	const volatile unsigned char *b = p;
+	size_t i, zeros = 0;
+
+	for (i = 0; i < len; i++)
+		zeros += b[i] == 0;
+	return zeros <= 2;
+}
+
 size_t t_memdiff(const void *a, const void *b, size_t n)
 {
 	const unsigned char *x = a, *y = b;

@@ -74,6 +74,11 @@ int t_quick(void);
 /* 1 when all len bytes at p are zero (read through volatile: memory the
  * library or a fork may have wiped behind the compiler's back). */
 int t_all_zero(const void *p, size_t len);
+/* 1 when the len-byte window at p looks random: at most two zero bytes (16
+ * random bytes have more about once in 31,000; 8 once in 300,000).  Counters,
+ * lengths, padding and pointers have more, and match by chance anywhere: the
+ * scans for secrets look only for windows that pass (read through volatile). */
+int t_random_looking(const void *p, size_t len);
 /* CLOCK_MONOTONIC in seconds, for the time bounds of the tests' loops. */
 double t_now_s(void);
 

@@ -360,22 +360,17 @@ static __attribute__((noinline)) void vregs_dump(uint8_t *out)
 #endif
 }
 
-/* How many 8-byte windows of secret are in the dump.  Windows with more than
- * two zero bytes are skipped: counters, lengths and padding in the state are
- * small numbers any register may hold by chance; key bytes are not. */
+/* How many random-looking 8-byte windows of secret are in the dump: counters,
+ * lengths and padding in the state are small numbers any register may hold by
+ * chance; key bytes are not. */
 static int vregs_hold(const uint8_t *dump, const void *secret, size_t n)
 {
 	const uint8_t *s = secret;
 	int found = 0;
 
-	for (size_t i = 0; i + 8 <= n; i++) {
-		int zeros = 0;
-
-		for (int k = 0; k < 8; k++)
-			zeros += s[i + k] == 0;
-		if (zeros <= 2 && memmem(dump, VREG_BYTES, s + i, 8) != NULL)
+	for (size_t i = 0; i + 8 <= n; i++)
+		if (t_random_looking(s + i, 8) && memmem(dump, VREG_BYTES, s + i, 8) != NULL)
 			found++;
-	}
 	return found;
 }
 

@@ -391,18 +391,13 @@ static void keys_in_place_child(void)
 }
 
 /*
- * A window of a state page worth looking for: random-looking (at most two
- * zero bytes; 16 random bytes have more one time in 6,000).  Free-list links
- * and counters in the same pages (a pointer and a zero word) are not secrets,
- * and they match program headers and other pointers everywhere.
+ * A window of a state page worth looking for: random-looking (harness.h).
+ * Free-list links and counters in the same pages (a pointer and a zero word)
+ * are not secrets, and they match program headers and other pointers everywhere.
  */
 static int random_looking(const volatile uint8_t *p)
 {
-	int zeros = 0;
-
-	for (int i = 0; i < 16; i++)
-		zeros += p[i] == 0;
-	return zeros <= 2;
+	return t_random_looking((const void *)p, NEEDLE);
 }
 
 /* ==== core dumps ================================================================= */
