@@ -53,6 +53,19 @@
 #define SURAND_STORE_FENCE() __atomic_thread_fence(__ATOMIC_RELEASE)
 #endif
 
+/* ---- readiness: one state word for every pool and generator ---------------
+ * Every pool (the entropy pool, the fast pools, the 2015 pools) and every
+ * per-thread generator state keeps its readiness in one word of this enum.
+ * EMPTY is 0 on purpose: fresh, wiped, fork-wiped (MADV_WIPEONFORK) and
+ * dropped (MAP_DROPPABLE) memory all read as EMPTY, so such a state is set up
+ * again before anything is read from it (fail closed).  The other values are
+ * improbable words, so that memory left by something else never reads READY. */
+enum surand_ready {
+	SURAND_READY_EMPTY = 0,               /* new, wiped, fork child, dropped page */
+	SURAND_READY_SEEDING = 0x676e6964u,   /* being seeded: readers keep off */
+	SURAND_READY_YES = 0x79646165u,       /* seeded: may be read */
+};
+
 /* ---- cpu.c: features read once, ChaCha20 body chosen once ----------------- */
 /*
  * x86-64: ssse3/avx2/avx512f usable by CPU and OS (cpuid + xgetbv); rdrand,
