@@ -333,6 +333,8 @@ static void draw_record(const struct row *r, uint8_t *rec, uint8_t *call_out)
 
 /* ==== erasure checks ============================================================== */
 
+static int stack_on; /* the dead-stack scans run (not under valgrind, sanitizers) */
+
 static int slow_run(void)
 {
 	return rel_slow_checker() || t_quick() || t_runner_prefix()[0];
@@ -359,7 +361,7 @@ static __attribute__((noinline)) void stack_touch(void)
 static __attribute__((noinline)) size_t stack_hits(const struct wset *s)
 {
 	volatile uint8_t here = 0;
-	const volatile uint8_t *top = &here - 1024, *p;
+	const volatile uint8_t *top = &here - 64, *p;
 	size_t hits = 0;
 
 	for (p = top - STACK_SCAN_BYTES; p + 8 <= top; p++)
@@ -369,7 +371,7 @@ static __attribute__((noinline)) size_t stack_hits(const struct wset *s)
 
 struct check {
 	struct wset out8, out4, tail8;
-	size_t positional_checked, refilled, stack_scans, spill_hits;
+	size_t positional_checked, refilled, stack_scans, spill_hits, state_scans;
 	uint8_t before[SLOT_BYTES];
 	uint8_t consumed[SLOT_BYTES];
 	size_t nconsumed;
@@ -417,6 +419,15 @@ static size_t region_hits(struct check *k, const volatile uint8_t *p, size_t len
 	return hits;
 }
 
+static size_t nonzero(const volatile uint8_t *p, size_t n)
+{
+	size_t z = 0;
+
+	for (size_t i = 0; i < n; i++)
+		z += p[i] != 0;
+	return z;
+}
+
 /* Bytes of the batch a row's call consumes at least (0: not known). */
 static size_t need_bytes(const struct row *r)
 {
@@ -456,6 +467,7 @@ static void checked_call(struct check *k, const struct row *r, uint8_t *out, int
 	struct slot_hdr hb;
 	struct surand_test_snapshot snap;
 	size_t n = r->kind == RAW ? r->n : 0, hits;
+	int refill = 0;
 
 	make_room(r);
 	s = surand_test_thread_slot(NULL);
@@ -473,15 +485,22 @@ static void checked_call(struct check *k, const struct row *r, uint8_t *out, int
 
 		k->positional_checked++;
 		if (!t_all_zero(s->batch + hb.pos, used))
-			check_fail(k, "%s: the batch bytes the call consumed are not zero (%zu of %zu)",
-				   r->name, used - (size_t)0, used);
+			check_fail(k, "%s: of the %zu batch bytes the call consumed, %zu are not zero",
+				   r->name, used, nonzero(s->batch + hb.pos, used));
 		if (r->kind == RAW ? used != want : (used < 8 || used % 8 != 0))
 			check_fail(k, "%s: the call consumed %zu batch bytes, not %zu", r->name, used,
 				   want);
 		memcpy(k->consumed, k->before + hb.pos, used);
 		k->nconsumed = used;
 	} else if (s) {
+		/* A refill (or a re-key) in the call: the key the slot held made
+		 * the new batch, and must be gone from the stack too (below). */
 		k->refilled++;
+		if (hb.gen != 0 && hb.gen == s->h.gen && !t_all_zero(hb.key, sizeof(hb.key))) {
+			memcpy(k->consumed, hb.key, sizeof(hb.key));
+			k->nconsumed = sizeof(hb.key);
+			refill = 1;
+		}
 	}
 	/* 1..3-byte outputs: their positions above; longer ones as windows. */
 	out_windows(k, out, n);
@@ -491,6 +510,7 @@ static void checked_call(struct check *k, const struct row *r, uint8_t *out, int
 			check_fail(k, "%s: %zu windows of the output (or of the batch bytes consumed) "
 				      "are still in the slot (%zu)", r->name, hits, hits);
 	} else if (surand_test_snapshot(SURAND_TEST_SNAP_LAST, &snap) == 0) {
+		k->state_scans++;
 		hits = region_hits(k, (const volatile uint8_t *)snap.pool, snap.nwords * 4, n) +
 		       region_hits(k, (const volatile uint8_t *)snap.key, sizeof(snap.key), n) +
 		       region_hits(k, (const volatile uint8_t *)snap.extra, snap.extra_len, n);
@@ -499,7 +519,7 @@ static void checked_call(struct check *k, const struct row *r, uint8_t *out, int
 			check_fail(k, "%s: %zu windows of the output are in the design's state (%zu)",
 				   r->name, hits, hits);
 	}
-	if (scan_stack && (n >= 8 || k->nconsumed >= 8)) {
+	if ((scan_stack || (refill && stack_on)) && (n >= 8 || k->nconsumed >= 8)) {
 		k->stack_scans++;
 		if (s || n < 64) {
 			hits = stack_hits(&k->out8);
@@ -582,7 +602,7 @@ static void table_child(void)
 	struct check *k;
 	struct wset seen;
 	unsigned iters = slow_run() ? 4 : 16, it;
-	int stack = !rel_slow_checker();
+	int stack = stack_on = !rel_slow_checker();
 	size_t repeats = 0, left = 0;
 	const char *rep_row = NULL, *left_row = NULL;
 	int thread;
@@ -609,9 +629,10 @@ static void table_child(void)
 			left_row = r->name;
 		left += slot_hits(&seen);
 	}
-	printf("# %s: %zu calls checked by position, %zu spanned a refill, %zu stack scans; "
-	       "%zu windows of whole blocks in the dead stack (SIMD spills, not asserted)\n",
-	       rel_backend(), k->positional_checked, k->refilled, k->stack_scans, k->spill_hits);
+	printf("# %s: %zu calls checked by position, %zu spanned a refill, %zu state scans, "
+	       "%zu stack scans; %zu windows of whole blocks in the dead stack (SIMD spills, not "
+	       "asserted)\n", rel_backend(), k->positional_checked, k->refilled, k->state_scans,
+	       k->stack_scans, k->spill_hits);
 	T_ASSERT_MSG(call_errors == 0, "%d calls failed or returned out of range",
 		     (int)call_errors);
 	T_ASSERT_MSG(!k->why, "%s", k->why);
@@ -622,6 +643,10 @@ static void table_child(void)
 	if (thread)
 		T_ASSERT_MSG(k->positional_checked >= NROWS * iters / 2,
 			     "only %zu calls could be checked by position", k->positional_checked);
+	else
+		T_ASSERT_MSG(k->state_scans >= NROWS * iters / 2,
+			     "only %zu calls could be checked against the design's state",
+			     k->state_scans);
 	if (stack)
 		T_ASSERT(k->stack_scans > 0);
 	T_ASSERT_MSG(!ws_full(&seen), "the window set overflowed: the case checked less");
