@@ -1,12 +1,14 @@
 /* harness.c - see harness.h.  SPDX-License-Identifier: MIT */
 #include "harness.h"
 
+#include <errno.h>
 #include <regex.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -403,6 +405,25 @@ void t_randbytes(uint64_t *s, void *buf, size_t len)
 			v = t_rand64(s);
 		p[i] = (unsigned char)v;
 		v >>= 8;
+	}
+}
+
+const char *const t_fork_names[T_FORK_WAYS] = {"fork()", "_Fork()", "clone(SIGCHLD)"};
+
+int t_fork_by(enum t_fork_way way)
+{
+	switch (way) {
+	case T_FORK_FORK:
+		return fork();
+	case T_FORK_UFORK:
+		return _Fork();
+	case T_FORK_CLONE:
+		/* The argument order after flags differs by architecture; with
+		 * every pointer 0 both orders mean the same. */
+		return (int)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	default:
+		errno = EINVAL;
+		return -1;
 	}
 }
 

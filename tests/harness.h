@@ -79,6 +79,15 @@ int t_all_zero(const void *p, size_t len);
  * lengths, padding and pointers have more, and match by chance anywhere: the
  * scans for secrets look only for windows that pass (read through volatile). */
 int t_random_looking(const void *p, size_t len);
+/*
+ * The ways a process can make a child that shares no memory with it: fork()
+ * (atfork handlers run), glibc's _Fork() (none run) and a raw clone(2) with
+ * SIGCHLD and no CLONE_VM (libc is bypassed altogether).  Returns what the
+ * call returns: 0 in the child, the child's id, or -1.
+ */
+enum t_fork_way { T_FORK_FORK, T_FORK_UFORK, T_FORK_CLONE, T_FORK_WAYS };
+extern const char *const t_fork_names[T_FORK_WAYS];
+int t_fork_by(enum t_fork_way way);
 /* CLOCK_MONOTONIC in seconds, for the time bounds of the tests' loops. */
 double t_now_s(void);
 

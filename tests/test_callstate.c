@@ -355,23 +355,15 @@ static void longjmp_lock_held_child(void)
 /* ==== fork paths x memory kinds ====================================================== */
 
 enum fork_path { FP_FORK, FP_UFORK, FP_CLONE, FP_ATFORK_FIRST, FP_COUNT };
+_Static_assert((int)FP_FORK == T_FORK_FORK && (int)FP_UFORK == T_FORK_UFORK &&
+		       (int)FP_CLONE == T_FORK_CLONE, "the first fork paths are the harness's");
 static const char *const fp_names[FP_COUNT] = {"fork()", "_Fork()", "clone(SIGCHLD)",
 					       "fork() with an app atfork draw first"};
 #define FORK_CHUNKS 64 /* 16-byte draws on each side, 1 KiB */
 
 static pid_t fork_by(enum fork_path p)
 {
-	switch (p) {
-	case FP_FORK:
-	case FP_ATFORK_FIRST:
-		return fork();
-	case FP_UFORK:
-		return _Fork();
-	case FP_CLONE:
-		return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-	default:
-		return -1;
-	}
+	return t_fork_by(p == FP_ATFORK_FIRST ? T_FORK_FORK : (enum t_fork_way)p);
 }
 
 /* Draws in parent and child right after the fork; 16-byte chunks in common. */

@@ -237,7 +237,7 @@ static int slot_ensure_key(struct slot *s)
  */
 static __attribute__((noinline)) void scrub_after_pass(void)
 {
-	uint8_t burn[4096]; /* the frames the body and the copies used */
+	uint8_t burn[8192]; /* the frames the body and the copies used */
 
 	surand_wipe(burn, sizeof(burn));
 	surand_scrub_vector_regs();
