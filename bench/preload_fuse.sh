@@ -4,10 +4,10 @@
 #
 #   preload_dd/body     dd if=/dev/urandom bs=1M of=/dev/null under
 #                       libsurand-preload.so, over the bare ChaCha20 body
-#                       filling the same 1 MiB buffer (bar: >= 0.8); also
+#                       filling the same 1 MiB buffer (expected: >= 0.8); also
 #                       against the body's 64 KiB (cache-resident) figure
 #   fuse_1M/urandom     dd bs=1M from surandfs's urandom over dd bs=1M from
-#                       /dev/urandom (bar: >= 4)
+#                       /dev/urandom (expected: >= 4)
 #   fuse_4K/urandom     the same at bs=4K (reported)
 #   crossover           the smallest block size from which surandfs is at
 #                       least as fast as /dev/urandom (dd, 512 B .. 1 MiB)
@@ -131,7 +131,7 @@ echo "body_64KiB_MBps $body64 ($impl, cache-resident outputs)"
 
 pre=$(best_dd "$body" 1048576 LD_PRELOAD="$SO" -- if=/dev/urandom)
 echo "preload_dd_1M_MBps $pre"
-echo "preload_dd/body $(ratio "$pre" "$body") (bar >= 0.8; same 1 MiB buffer as dd)"
+echo "preload_dd/body $(ratio "$pre" "$body") (expected >= 0.8; same 1 MiB buffer as dd)"
 echo "preload_dd/body_64KiB $(ratio "$pre" "$body64") (against the cache-resident figure)"
 
 ku=$(best_dd 300 1048576 -- if=/dev/urandom)
@@ -157,7 +157,7 @@ fi
 
 f1=$(best_dd 2000 1048576 -- if="$mnt/urandom")
 echo "fuse_dd_1M_MBps $f1"
-echo "fuse_1M/urandom $(ratio "$f1" "$ku") (bar >= 4)"
+echo "fuse_1M/urandom $(ratio "$f1" "$ku") (expected >= 4)"
 f4=$(best_dd 300 4096 -- if="$mnt/urandom")
 k4=$(best_dd 300 4096 -- if=/dev/urandom)
 echo "fuse_dd_4K_MBps $f4"

@@ -29,7 +29,7 @@
 
 /* The designs of the 2015 debate (gen/designs.h). */
 #define NODES_MAX 1024u
-/* taskcrng's limiter: the defaults are the seeds' figures (docs/designs.md). */
+/* taskcrng's limiter: the defaults are the 2015 debate's figures (docs/designs.md). */
 #define TASK_READS_DEFAULT 10u        /* Ts'o: "no more than ten times a second" */
 #define TASK_READS_MAX 1000000u
 #define TASK_RATE_MS_DEFAULT 1000u    /* ... "a second" */

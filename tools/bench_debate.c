@@ -1,6 +1,6 @@
 /*
  * bench_debate.c - the two measurements the 2015 debate asked for
- * (BENCHMARKS.md, "The 2015 debate replayed" reads them against the seeds):
+ * (BENCHMARKS.md, "The 2015 debate replayed" reads them against the 2015 texts):
  *
  *   surand bench kleen [--size N] [--threads LIST] [--seconds S] [--rounds N] [--quick]
  *                      [--csv FILE]

@@ -1,5 +1,5 @@
 /*
- * cmd_bench.c - `surand bench`: the seeds' micro-benchmark (many threads
+ * cmd_bench.c - `surand bench`: the 2015 debate's micro-benchmark (many threads
  * reading random bytes at once), every surand backend against the system's
  * generators, side by side.  docs/bench.md explains the output.
  *

@@ -15,7 +15,7 @@
  *   4. the read path (extract_crng_user)
  *   5. control, fork, stats, test hooks
  *
- * Facts (drivers/char/random.c, 4.8-5.17, checked with the search tool):
+ * Facts (drivers/char/random.c, 4.8-5.17):
  * crng_state {u32 state[16]; init_time; lock}; a node CRNG is initialised
  * from get_random_bytes() with init_time made stale, so its first use
  * reseeds from the primary; crng_reseed() of a node takes one primary block,

@@ -1,6 +1,6 @@
 /*
- * onekey.c - George Spelvin's simpler alternative (001-mail lines 109-111,
- * 000-article.md line 23): "just have *one* key for the kernel, reseeded more
+ * onekey.c - George Spelvin's simpler alternative (Ts'o's mail of 12 Oct 2015,
+ * the LWN article): "just have *one* key for the kernel, reseeded more
  * often, and a per-thread nonce and stream position."
  *
  * One process-wide ChaCha20 key, fresh from the kernel every

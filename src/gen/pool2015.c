@@ -9,7 +9,7 @@
  *   3. the nonblocking pool
  *   4. test hooks
  *
- * Facts, checked against drivers/char/random.c of Linux 4.2 (the search tool):
+ * Facts, checked against drivers/char/random.c of Linux 4.2:
  * twist_table {0x00000000, 0x3b6e20c8, 0x76dc4190, 0x4db26158, 0xedb88320,
  * 0xd6d6a3e8, 0x9b64c2b0, 0xa00ae278}; poolinfo_table {S(128), 104, 76, 51,
  * 25, 1} and {S(32), 26, 19, 14, 7, 1}; _mix_pool_bytes() rotates each input
@@ -87,7 +87,7 @@ uint32_t surand_p15_mix_from(struct surand_p15 *p, unsigned nwords, const void *
 	const int8_t *bytes = in;
 	uint32_t mask = (nwords == SURAND_P15_IN_WORDS ? SURAND_P15_IN_WORDS : SURAND_P15_OUT_WORDS) - 1;
 	uint32_t rot = *rotp & 31, w, old, nw;
-	/* Ts'o (001-mail): "it might be worthwhile to remove the input_rotate". */
+	/* Ts'o (Ts'o's mail of 12 Oct 2015): "it might be worthwhile to remove the input_rotate". */
 	int rotate = !surand_design_config()->p15_no_rotate;
 #ifdef SURAND_TEST_BUILD
 	size_t done = 0;

@@ -2,10 +2,10 @@
  * salted.c - George Spelvin's lockless reads (Oct 2015): readers hash the
  * one shared 32-word pool without its lock, each with a salt unique to the
  * call, so two readers of the same pool state still get different bytes
- * ("entropy is a holographic property of the pool", 000-article.md line 9).
+ * ("entropy is a holographic property of the pool", the LWN article).
  * The mixback is done by whichever reader wins a trylock; the others append
  * their hash to a global mixback buffer, which the lock holder folds into the
- * pool before it releases (000-article.md line 33).
+ * pool before it releases (the LWN article).
  *
  * Sections:
  *   1. state: the pool, the mixback buffer, the salt
@@ -37,7 +37,7 @@
  * granularity is BACKTRACK_RESEED; in practice the window closes at the end of
  * the concurrent holder's mixback.
  *
- * Ts'o's objection to the trylock scheme (001-mail lines 89-94) was another
+ * Ts'o's objection to the trylock scheme (Ts'o's mail of 12 Oct 2015) was another
  * one: repeated output.  A reader that loses the trylock leaves the pool as
  * it was, so "we would need to make sure that *all* times when other callers
  * take the lock, the contents of the pool would have changed.  Or else, a

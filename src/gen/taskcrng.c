@@ -1,6 +1,6 @@
 /*
- * taskcrng.c - Ted Ts'o's proposal (12 Oct 2015, 001-mail lines 119-137;
- * 000-article.md lines 17-27): "careful" callers are served from the shared
+ * taskcrng.c - Ted Ts'o's proposal (12 Oct 2015, Ts'o's mail of 12 Oct 2015;
+ * the LWN article): "careful" callers are served from the shared
  * legacy pool, with its per-read mixback; a caller that exceeds a rate limit
  * is switched to its own ChaCha20 CRNG, "initialized from the non-blocking
  * pool, and ... reseeded after, say, 2**24 cranks or five minutes", so "the
@@ -19,19 +19,19 @@
  *    (the shared slab of gen/common.c).
  *  - The limiter: a thread stays careful while it makes at most
  *    SURAND_TASKCRNG_READS reads per SURAND_TASKCRNG_RATE_MS (default 10
- *    per 1000 ms: Ts'o's "no more than ten times a second", 001-mail line
+ *    per 1000 ms: Ts'o's "no more than ten times a second", Ts'o's mail of 12 Oct 2015 line
  *    128) AND takes at most SURAND_TASKCRNG_BYTES bytes per
  *    SURAND_TASKCRNG_BUDGET_SECS (default 32 bytes per 60 s: random(4)'s
  *    "more than 256 bits (32 bytes) ... per reasonable reseed interval (not
- *    less than one minute)", 000-article.md line 31, and Spelvin's "32 bytes
- *    (current request plus recent history)", 001-mail lines 135-136).  Each limit
+ *    less than one minute)", the LWN article, and Spelvin's "32 bytes
+ *    (current request plus recent history)", Ts'o's mail of 12 Oct 2015).  Each limit
  *    counts in its own fixed window.  A request that would pass either limit
  *    is the first one served by the CRNG; a switched thread stays switched
  *    until it exits.  The kernel module (kmod/taskcrng.c) uses the same
  *    limiter and defaults.
  *  - SURAND_TASKCRNG_EVERY=1: Ts'o's other variant, "for userspace users,
  *    the first time a process reads ... we create for them a ChaCha20 CRNG"
- *    (000-article.md line 19): every thread reads its own CRNG from its
+ *    (the LWN article): every thread reads its own CRNG from its
  *    first read; the pool then only keys the CRNGs.
  *  - The CRNG's 64 bytes: key (32), block counter (8), nonce (8), cranks (8),
  *    reseed time (8).  The 16 constant bytes of the ChaCha state are not

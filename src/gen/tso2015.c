@@ -1,8 +1,8 @@
 /*
- * tso2015.c - Ted Ts'o's patch of October 2015, as the seeds describe it
- * (000-article.md: "had some different ideas on how to handle mixing the
+ * tso2015.c - Ted Ts'o's patch of October 2015, as the 2015 debate describes it
+ * (the LWN article: "had some different ideas on how to handle mixing the
  * random numbers generated back into the pool.  He also provided a patch and
- * asked Kleen to benchmark his approach"; 001-mail lines 10-34): readers
+ * asked Kleen to benchmark his approach"; Ts'o's mail of 12 Oct 2015): readers
  * hash the one shared 32-word pool without its lock, as in Spelvin's salted
  * reads, and mix their hash back WITHOUT the lock too, each CPU at its own
  * offset from one shared add_ptr.
@@ -14,7 +14,7 @@
  *   4. the read path
  *   5. control, fork, stats, test hooks
  *
- * The seeds do not give the patch's code, so these are assumptions (also in
+ * The 2015 texts do not give the patch's code, so these are assumptions (also in
  * docs/designs.md):
  *  - The offsets.  CPU c writes CPU_OFFSET_WORDS * c words (mod the pool
  *    size) below the position it reserved; 12 is Spelvin's example ("CPU 0

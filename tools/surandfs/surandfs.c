@@ -1,6 +1,6 @@
 /*
  * surandfs.c - a FUSE file system with two read-only files, urandom and
- * random, whose reads come from surand (the seeds' "/dev/frandom", made safe).
+ * random, whose reads come from surand (the 2015 debate's "/dev/frandom", made safe).
  *
  *   surandfs MOUNTPOINT [-f] [-s] [-d] [-o OPTION[,OPTION...]]
  *
