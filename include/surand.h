@@ -380,6 +380,8 @@ static inline __attribute__((always_inline, unused)) uint64_t surand_inline_word
 {
 	struct surand_inline_thread *t = surand_inline_tls_;
 	struct surand_inline_slot *s;
+	const uint64_t *base_gen;
+	uintptr_t *state;
 	unsigned char *p;
 	uint64_t gen, v = 0;
 	uint32_t pos, x;
@@ -388,20 +390,26 @@ static inline __attribute__((always_inline, unused)) uint64_t surand_inline_word
 		if (t || !(t = surand_inline_attach_()))
 			goto call; /* refused: this header's layout is not the library's */
 	}
-	if (__builtin_expect(*t->call_state != SURAND_INLINE_IDLE, 0))
+	/* The view's pointers in registers, read once (the fences below would
+	 * reload them).  The slot pointer changes only on this thread and never
+	 * while a draw holds the mark: at its first draw, at thread exit, when
+	 * a call recovers an abandoned mark. */
+	state = t->call_state;
+	s = t->slot;
+	base_gen = t->base_gen;
+	if (__builtin_expect(*state != SURAND_INLINE_IDLE, 0))
 		goto call; /* first draw, kernel-only, or nested in a handler: the call decides */
 	/* The busy mark before the batch is read: a handler's draw from here on
 	 * goes to the kernel and never hands out these bytes. */
 	*t->call_ret = (uintptr_t)__builtin_return_address(0);
-	*t->call_state = (uintptr_t)__builtin_dwarf_cfa();
+	*state = (uintptr_t)__builtin_dwarf_cfa();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s = t->slot;
 	if (__builtin_expect(s == NULL, 0))
 		goto leave;
 	gen = s->gen;
 	pos = s->pos;
 	/* One shared load: a fork, reseed or dropped page moved the generation. */
-	if (__builtin_expect(gen != __atomic_load_n(t->base_gen, __ATOMIC_ACQUIRE) ||
+	if (__builtin_expect(gen != __atomic_load_n(base_gen, __ATOMIC_ACQUIRE) ||
 				     pos > SURAND_INLINE_BATCH_BYTES - n, 0))
 		goto leave;
 	SURAND_INLINE_TEST_POINT(1);
@@ -428,11 +436,11 @@ static inline __attribute__((always_inline, unused)) uint64_t surand_inline_word
 	/* Owner-only counter, read by surand_stats from other threads. */
 	__atomic_store_n(&t->words[n >> 3], t->words[n >> 3] + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	*t->call_state = SURAND_INLINE_IDLE;
+	*state = SURAND_INLINE_IDLE;
 	return v;
 leave:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	*t->call_state = SURAND_INLINE_IDLE;
+	*state = SURAND_INLINE_IDLE;
 call:
 	return n == 8 ? (surand_u64)() : (uint64_t)(surand_u32)();
 }
