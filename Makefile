@@ -42,7 +42,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 SAN     ?=
 SOVER   := 1
-VERSION := 1.0.0
+VERSION := 1.1.0
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 ifeq ($(CI),true)

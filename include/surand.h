@@ -24,9 +24,9 @@ extern "C" {
 #endif
 
 #define SURAND_VERSION_MAJOR 1
-#define SURAND_VERSION_MINOR 0
+#define SURAND_VERSION_MINOR 1
 #define SURAND_VERSION_PATCH 0
-#define SURAND_VERSION_STRING "1.0.0"
+#define SURAND_VERSION_STRING "1.1.0"
 
 /* Flags of surand_getrandom(); equal to Linux's GRND_* values (linux/random.h). */
 #define SURAND_GRND_NONBLOCK 0x0001u
@@ -83,6 +83,20 @@ uint64_t surand_u64(void);
 uint64_t surand_uniform(uint64_t upper_bound);
 /* Uniform in [0, 1) with 53 random bits. */
 double surand_double(void);
+
+/*
+ * Integers in bulk: n words into out[0..n), the bytes surand_bytes(out, 4 * n)
+ * (8 * n) would give, at the ChaCha20 body's speed once n is a few thousand
+ * (they come straight from a one-use key's keystream, as a large
+ * surand_bytes does).  surand_uniform_n: n draws uniform in
+ * [0, upper_bound), each without bias as surand_uniform's (a rejected word is
+ * replaced by another draw); upper_bound 0 or 1 gives zeros.  n 0 does
+ * nothing; out NULL with n > 0 is a bad call (abort, as surand_bytes).
+ * Never fail (see surand_bytes).
+ */
+void surand_u32s(uint32_t *out, size_t n);
+void surand_u64s(uint64_t *out, size_t n);
+void surand_uniform_n(uint64_t *out, size_t n, uint64_t upper_bound);
 
 /* ------------------------------------------------------------------------ */
 /* Control                                                                  */
@@ -278,6 +292,172 @@ uint64_t surand_stream_u64(struct surand_stream *s);
 void surand_stream_seek(struct surand_stream *s, uint64_t offset);
 /* Wipes the stream's key and buffer. */
 void surand_stream_wipe(struct surand_stream *s);
+
+/* ------------------------------------------------------------------------ */
+/* The inline word path (opt-in: #define SURAND_INLINE before this header)  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * With SURAND_INLINE defined before the first #include <surand.h>, calls
+ * surand_u32() and surand_u64() expand to surand_u32_inline() and
+ * surand_u64_inline(): inline code that draws from the calling thread's batch
+ * of the default design itself, with no call into the library, under the
+ * same rules as the call (docs/inline.md, man 3 surand_u32_inline): the busy
+ * mark is set first (a signal handler's draw in between goes to the kernel);
+ * the batch's generation is checked against the process's before the copy
+ * and again after it (a fork, a reseed, a re-key, a dropped page: declined);
+ * the bytes handed out are zeroed in the batch as they are copied.  What the
+ * inline code declines (an empty batch, a thread's first draw, another
+ * design, a nested call, a kernel-only process) is the out-of-line call.
+ * (surand_u32)() and &surand_u32 still name the library's functions.
+ *
+ * The price: the program reads the library's per-thread state through the
+ * frozen layout below (ABI 1, symbol version SURAND_INLINE_1), tied to the
+ * library's major version (libsurand.so.1).  A library of another layout
+ * refuses it at run time: surand_inline_thread() returns NULL and every draw
+ * takes the call.  Without SURAND_INLINE this section declares nothing else.
+ */
+#if defined(SURAND_INLINE) || defined(SURAND_INLINE_DECLARE)
+#define SURAND_INLINE_ABI 1u
+#define SURAND_INLINE_BATCH_BYTES 4032u        /* bytes of a thread's batch */
+#define SURAND_INLINE_IDLE ((uintptr_t)1)      /* the busy mark: no call in progress */
+
+/* A thread's batch page, ABI 1 (4096 bytes, page-aligned).  Read and written
+ * by the inline path only as below; the opaque words are the library's. */
+struct surand_inline_slot {
+	unsigned char batch[SURAND_INLINE_BATCH_BYTES]; /* output not yet handed out, at [pos, end) */
+	uint32_t opaque0[8];
+	uint64_t gen;      /* the base generation the batch belongs to; 0: empty, dropped, wiped */
+	uint32_t pos;      /* the next unread byte of batch (SURAND_INLINE_BATCH_BYTES: empty) */
+	uint32_t opaque1[5];
+};
+
+/* A thread's view, ABI 1: lives in the library's thread-local storage, one
+ * per thread, for the thread's lifetime; only its own thread uses it. */
+struct surand_inline_thread {
+	struct surand_inline_slot *slot; /* the thread's batch; NULL: none yet (or another design) */
+	uint64_t words[2];               /* draws served of 4 and 8 bytes (surand_stats adds them) */
+	uintptr_t *call_state;           /* the thread's busy mark: SURAND_INLINE_IDLE, or busy */
+	uintptr_t *call_ret;             /* the busy call's return address */
+	const uint64_t *base_gen;        /* the process's base generation (never 0) */
+};
+
+/*
+ * The calling thread's view for a header of ABI abi whose structures have
+ * the given sizes; NULL (nothing changed) when the library has another
+ * layout.  Async-signal-safe; never fails otherwise.
+ */
+struct surand_inline_thread *surand_inline_thread(unsigned abi, size_t thread_size,
+						  size_t slot_size);
+#endif
+
+#ifdef SURAND_INLINE
+#if !defined(__GNUC__)
+#error "SURAND_INLINE needs GCC or Clang (GNU C extensions)"
+#endif
+/* For the test suite: a statement run inside the inline draw (where 1:
+ * the mark held and the batch checked; 2: the bytes copied, before the
+ * re-check).  Empty unless defined before the include. */
+#ifndef SURAND_INLINE_TEST_POINT
+#define SURAND_INLINE_TEST_POINT(where) ((void)0)
+#endif
+
+/* This translation unit's copy of the thread's view: NULL before the first
+ * draw, (void *)1 when the library refused this header. */
+static __thread struct surand_inline_thread *surand_inline_tls_;
+
+static __attribute__((noinline, cold, unused)) struct surand_inline_thread *
+surand_inline_attach_(void)
+{
+	struct surand_inline_thread *t = surand_inline_thread(
+		SURAND_INLINE_ABI, sizeof(struct surand_inline_thread), sizeof(struct surand_inline_slot));
+
+	surand_inline_tls_ = t ? t : (struct surand_inline_thread *)(uintptr_t)1;
+	return t;
+}
+
+static inline __attribute__((always_inline, unused)) uint64_t surand_inline_word_(unsigned n)
+{
+	struct surand_inline_thread *t = surand_inline_tls_;
+	struct surand_inline_slot *s;
+	const uint64_t *base_gen;
+	uintptr_t *state;
+	unsigned char *p;
+	uint64_t gen, v = 0;
+	uint32_t pos, x;
+
+	if (__builtin_expect((uintptr_t)t <= 1, 0)) {
+		if (t || !(t = surand_inline_attach_()))
+			goto call; /* refused: this header's layout is not the library's */
+	}
+	/* The view's pointers in registers, read once (the fences below would
+	 * reload them).  The slot pointer changes only on this thread and never
+	 * while a draw holds the mark: at its first draw, at thread exit, when
+	 * a call recovers an abandoned mark. */
+	state = t->call_state;
+	s = t->slot;
+	base_gen = t->base_gen;
+	if (__builtin_expect(*state != SURAND_INLINE_IDLE, 0))
+		goto call; /* first draw, kernel-only, or nested in a handler: the call decides */
+	/* The busy mark before the batch is read: a handler's draw from here on
+	 * goes to the kernel and never hands out these bytes. */
+	*t->call_ret = (uintptr_t)__builtin_return_address(0);
+	*state = (uintptr_t)__builtin_dwarf_cfa();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(s == NULL, 0))
+		goto leave;
+	gen = s->gen;
+	pos = s->pos;
+	/* One shared load: a fork, reseed or dropped page moved the generation. */
+	if (__builtin_expect(gen != __atomic_load_n(base_gen, __ATOMIC_ACQUIRE) ||
+				     pos > SURAND_INLINE_BATCH_BYTES - n, 0))
+		goto leave;
+	SURAND_INLINE_TEST_POINT(1);
+	p = s->batch + pos;
+	if (n == 8) {
+		__builtin_memcpy(&v, p, 8);
+		__builtin_memset(p, 0, 8);
+	} else {
+		__builtin_memcpy(&x, p, 4);
+		v = x;
+		__builtin_memset(p, 0, 4);
+	}
+	/* Bytes handed out never stay in the batch: the zeroing is never dead. */
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+	SURAND_INLINE_TEST_POINT(2);
+	/* The copy before the re-check (aarch64: dmb ishld): a page dropped
+	 * during the copy reads generation 0, and its zeros are never returned. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__builtin_expect(__atomic_load_n(&s->gen, __ATOMIC_RELAXED) != gen, 0)) {
+		v = 0;
+		goto leave;
+	}
+	s->pos = pos + n;
+	/* Owner-only counter, read by surand_stats from other threads. */
+	__atomic_store_n(&t->words[n >> 3], t->words[n >> 3] + 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*state = SURAND_INLINE_IDLE;
+	return v;
+leave:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*state = SURAND_INLINE_IDLE;
+call:
+	return n == 8 ? (surand_u64)() : (uint64_t)(surand_u32)();
+}
+
+static inline __attribute__((always_inline, unused)) uint32_t surand_u32_inline(void)
+{
+	return (uint32_t)surand_inline_word_(4);
+}
+
+static inline __attribute__((always_inline, unused)) uint64_t surand_u64_inline(void)
+{
+	return surand_inline_word_(8);
+}
+
+#define surand_u32() surand_u32_inline()
+#define surand_u64() surand_u64_inline()
+#endif /* SURAND_INLINE */
 
 #ifdef __cplusplus
 }

@@ -138,6 +138,8 @@ static int setup_locked(void)
  * is recovered, see recover_abandoned().
  */
 enum { TS_NEW = 0, TS_IDLE = 1, TS_KERNEL = 2, TS_BUSY_MIN = 16 };
+/* The inline path (surand.h) draws only while the word reads idle. */
+_Static_assert(TS_IDLE == SURAND_INLINE_IDLE, "inline ABI 1: the idle mark");
 __thread uintptr_t surand_call_state __attribute__((tls_model("initial-exec")));
 __thread uintptr_t surand_call_ret __attribute__((tls_model("initial-exec")));
 #define tls_state surand_call_state
@@ -510,6 +512,76 @@ SURAND_API uint64_t surand_uniform(uint64_t upper_bound)
 SURAND_API double surand_double(void)
 {
 	return (double)(surand_u64() >> 11) * 0x1.0p-53;
+}
+
+/*
+ * Integers in bulk: the words are the bytes of one large draw, which from
+ * DIRECT_MIN_BYTES on is a one-use key's keystream written straight into
+ * out (the ChaCha20 body's speed).  Chunks keep n * size from overflowing
+ * and, for surand_uniform_n, the words in cache between the draw and the
+ * multiply.
+ */
+#define BULK_CHUNK_BYTES (64u * 1024u)
+
+static inline __attribute__((always_inline)) void words_impl(void *out, size_t n, size_t size,
+							      const char *name)
+{
+	uint8_t *p = out;
+	size_t m;
+
+	if (SURAND_UNLIKELY(n == 0))
+		return;
+	if (SURAND_UNLIKELY(out == NULL))
+		surand_fatal(name);
+	while (n) {
+		m = n < SIZE_MAX / size ? n : SIZE_MAX / size;
+		bytes_impl(p, m * size);
+		p += m * size;
+		n -= m;
+	}
+}
+
+SURAND_API void surand_u32s(uint32_t *out, size_t n)
+{
+	words_impl(out, n, sizeof(*out), "surand_u32s: NULL buffer");
+}
+
+SURAND_API void surand_u64s(uint64_t *out, size_t n)
+{
+	words_impl(out, n, sizeof(*out), "surand_u64s: NULL buffer");
+}
+
+/* surand_uniform's method over a chunk of words drawn at once; the
+ * threshold (2^64 mod bound) is computed once per call instead of per
+ * rejection candidate. */
+SURAND_API void surand_uniform_n(uint64_t *out, size_t n, uint64_t upper_bound)
+{
+	const size_t chunk = BULK_CHUNK_BYTES / sizeof(uint64_t);
+	unsigned __int128 m;
+	uint64_t threshold;
+	size_t i, c;
+
+	if (SURAND_UNLIKELY(n == 0))
+		return;
+	if (SURAND_UNLIKELY(out == NULL))
+		surand_fatal("surand_uniform_n: NULL buffer");
+	if (upper_bound <= 1) {
+		for (i = 0; i < n; i++)
+			out[i] = 0;
+		return;
+	}
+	threshold = (0 - upper_bound) % upper_bound;
+	for (; n; out += c, n -= c) {
+		c = n < chunk ? n : chunk;
+		bytes_impl(out, c * sizeof(uint64_t));
+		for (i = 0; i < c; i++) {
+			m = (unsigned __int128)out[i] * upper_bound;
+			/* A biased product is replaced by a fresh draw, never kept. */
+			while (SURAND_UNLIKELY((uint64_t)m < threshold))
+				m = (unsigned __int128)surand_u64() * upper_bound;
+			out[i] = (uint64_t)(m >> 64);
+		}
+	}
 }
 
 /* ==== 5. control and stats ===================================================

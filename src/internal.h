@@ -14,6 +14,8 @@
 #include <pthread.h>
 #include <sys/types.h>
 
+/* The inline path's layout (surand.h), which gen/thread_inline.c serves. */
+#define SURAND_INLINE_DECLARE 1
 #include "surand.h"
 #include "crypto/chacha20.h"
 

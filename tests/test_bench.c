@@ -312,7 +312,7 @@ static void rust_peer_absent_says_how(void)
 {
 	char desc[400] = "", why[256] = "", here[4200];
 
-	T_ASSERT(next_to_self(BENCH_RUST_PEER_SO, here, sizeof(here)) == 0);
+	T_ASSERT(bench_next_to_self(BENCH_RUST_PEER_SO, here, sizeof(here)) == 0);
 	T_ASSERT(strstr(here, "/" BENCH_RUST_PEER_SO) != NULL);
 	if (access(here, R_OK) == 0) {
 		t_skip("a Rust peer object sits next to this test binary", NULL);

@@ -175,6 +175,7 @@ struct row {
 };
 
 static volatile sig_atomic_t call_errors; /* a call that failed or went out of range */
+#define MAX_WORDS_BYTES 8192u /* the largest bulk-call row */
 
 static void c_bytes(const struct row *r, uint8_t *out)
 {
@@ -228,6 +229,35 @@ static void c_arc4_uniform(const struct row *r, uint8_t *out)
 	memcpy(out, &v, 8);
 }
 
+/* The bulk calls: r->n bytes of words (8192: a one-use key's keystream). */
+static void c_u32s(const struct row *r, uint8_t *out)
+{
+	uint32_t w[MAX_WORDS_BYTES / 4];
+
+	surand_u32s(w, r->n / 4);
+	memcpy(out, w, r->n);
+	surand_wipe(w, r->n); /* the caller's copy only */
+}
+
+static void c_u64s(const struct row *r, uint8_t *out)
+{
+	uint64_t w[MAX_WORDS_BYTES / 8];
+
+	surand_u64s(w, r->n / 8);
+	memcpy(out, w, r->n);
+	surand_wipe(w, r->n);
+}
+
+static void c_uniform_n(const struct row *r, uint8_t *out)
+{
+	uint64_t v;
+
+	surand_uniform_n(&v, 1, r->arg);
+	if (v >= r->arg)
+		call_errors++;
+	memcpy(out, &v, 8);
+}
+
 static void c_double(const struct row *r, uint8_t *out)
 {
 	double d = surand_double();
@@ -265,6 +295,11 @@ static const struct row paths[] = {
 	UNI("2^63+1", (1ull << 63) + 1, 1),    /* rejects about 1 in 2 */
 	UNI("3x2^62", 3ull << 62, 1),          /* rejects about 1 in 4 */
 	{"double", VAL, c_double, 8, 0, 1, "surand_double"},
+	{"u32s_16", RAW, c_u32s, 16, 0, 1, "surand_u32s"},
+	{"u32s_8192", RAW, c_u32s, 8192, 0, 1, "surand_u32s"},
+	{"u64s_16", RAW, c_u64s, 16, 0, 1, "surand_u64s"},
+	{"u64s_8192", RAW, c_u64s, 8192, 0, 1, "surand_u64s"},
+	{"uniform_n_2^63+1", VAL, c_uniform_n, 8, (1ull << 63) + 1, 1, "surand_uniform_n"},
 	GR("0_16", 16, 0), GR("0_300", 300, 0), GR("0_5000", 5000, 0),
 	GR("NONBLOCK_16", 16, SURAND_GRND_NONBLOCK), GR("RANDOM_40", 40, SURAND_GRND_RANDOM),
 	GR("INSECURE_16", 16, SURAND_GRND_INSECURE),
@@ -293,6 +328,9 @@ static const char *const not_output[] = {
 	"surand_add_event",     /* input side */
 	"surand_stats",         /* counters */
 	"surand_source_stats",  /* counters */
+	/* the inline path's view of the thread (pointers, no bytes); the
+	 * inline draws themselves: tests/test_inline.c */
+	"surand_inline_thread",
 	/* the stream API: a public function of the caller's seed (top of file) */
 	"surand_stream_init", "surand_stream_bytes", "surand_stream_u64", "surand_stream_seek",
 	"surand_stream_wipe",

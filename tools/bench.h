@@ -60,6 +60,9 @@ extern const struct bench_source bench_backend_source;
 #define BENCH_LIBBSD_APT "apt-get install libbsd0"
 
 const struct bench_source *bench_find_system_source(const char *name);
+/* path = the running program's folder + "/" + name: 0, or -1 (too long, no
+ * /proc/self/exe). */
+int bench_next_to_self(const char *name, char *path, size_t cap);
 
 /* ---- vDSO getrandom (tools/bench_vdso.c) ------------------------------------- */
 typedef ssize_t (*bench_vgetrandom_fn)(void *buf, size_t len, unsigned int flags,

@@ -522,7 +522,7 @@ static int (*rust_fill_fn)(void *, void *, size_t);
 static void *rust_handle; /* kept open: the functions above live in it */
 
 /* dir of the running program + "/" + name, 0; or -1. */
-static int next_to_self(const char *name, char *path, size_t cap)
+int bench_next_to_self(const char *name, char *path, size_t cap)
 {
 	char self[4096], *slash;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -544,7 +544,7 @@ static int rust_setup(const char *arg, char *desc, size_t desc_len, char *why, s
 	const char *(*desc_fn)(void);
 
 	(void)arg;
-	if (next_to_self(BENCH_RUST_PEER_SO, path, sizeof(path)) != 0 ||
+	if (bench_next_to_self(BENCH_RUST_PEER_SO, path, sizeof(path)) != 0 ||
 	    access(path, R_OK) != 0) {
 		snprintf(why, why_len, "%s is not built next to this program (%s)",
 			 BENCH_RUST_PEER_SO, BENCH_RUST_PEER_APT);

@@ -22,6 +22,11 @@ int surand_cmd_run(int argc, char **argv);
 int surand_cmd_bench(int argc, char **argv);
 /* tools/bench_chacha.c: `surand bench chacha ...` (argv[0] is "chacha"). */
 int surand_bench_chacha(int argc, char **argv);
+/* tools/bench_words.c: `surand bench words ...` (argv[0] is "words"), and the
+ * same section after the table of `surand bench` (quick: --quick's windows);
+ * 0 or 1 (the measuring process failed). */
+int surand_bench_words(int argc, char **argv);
+int surand_bench_words_section(int quick);
 /* tools/bench_debate.c: `surand bench kleen|mixed ...` (argv[0] is "kleen" or "mixed"). */
 int surand_bench_debate(int argc, char **argv);
 

@@ -62,6 +62,7 @@ static const char usage_text[] =
 	"                    [--plot FILE.png]\n"
 	"       surand bench --list        the backends and sources, and which are absent here\n"
 	"       surand bench chacha        the ChaCha20 bodies alone\n"
+	"       surand bench words         integer draws in tight loops (inline, call, Rust, bulk)\n"
 	"       surand bench kleen         Kleen's 2015 comparison of the pool designs\n"
 	"       surand bench mixed         a careful reader beside abuser threads, every design\n"
 	"LIST is comma-separated.  Sources: surand (the default backend), any backend name,\n"
@@ -118,6 +119,8 @@ int surand_cmd_bench(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "chacha") == 0)
 		return surand_bench_chacha(argc - 1, argv + 1); /* tools/bench_chacha.c */
+	if (argc >= 2 && strcmp(argv[1], "words") == 0)
+		return surand_bench_words(argc - 1, argv + 1); /* tools/bench_words.c */
 	if (argc >= 2 && (strcmp(argv[1], "kleen") == 0 || strcmp(argv[1], "mixed") == 0 ||
 			  strcmp(argv[1], "__debate-cell") == 0))
 		return surand_bench_debate(argc - 1, argv + 1); /* tools/bench_debate.c */
@@ -400,6 +403,9 @@ int surand_cmd_bench(int argc, char **argv)
 	struct target targets[NTARGETS];
 	compute_targets(p, targets);
 	print_report(p, &m, targets);
+	/* The whole plan also gets the tight loops of the integer draws. */
+	if (!o_backends && !o_sources && !o_sizes && !o_threads && surand_bench_words_section(quick))
+		failures++;
 
 	int rc = failures ? SURAND_EX_FAIL : SURAND_EX_OK;
 	if (csv) {

@@ -149,7 +149,7 @@ static struct slot *slot_acquire(void)
 		m->bytes = &tls_bytes;
 		m->refills = &tls_refills;
 		m->direct = &tls_direct;
-		m->words = tls.words;
+		m->words = tls.pub.words;
 		s = slot_at(i);
 		/* A recycled slot was wiped when it was given back; a zero header
 		 * (gen 0) forces a re-key before any output.  slab_lock (a mutex:
@@ -471,8 +471,8 @@ static void thread_exit_cb(void)
 	dead_bytes += tls_bytes;
 	dead_refills += tls_refills;
 	dead_direct += tls_direct;
-	dead_calls += tls.words[0] + tls.words[1];
-	dead_bytes += 4 * tls.words[0] + 8 * tls.words[1];
+	dead_calls += tls.pub.words[0] + tls.pub.words[1];
+	dead_bytes += 4 * tls.pub.words[0] + 8 * tls.pub.words[1];
 	m->calls = m->bytes = m->refills = m->direct = m->words = NULL;
 	m->in_use = 0;
 	m->next_free = free_head;
@@ -484,8 +484,8 @@ static void thread_exit_cb(void)
 	TLS_ADD(tls_bytes, -tls_bytes);
 	TLS_ADD(tls_refills, -tls_refills);
 	TLS_ADD(tls_direct, -tls_direct);
-	TLS_ADD(tls.words[0], -tls.words[0]);
-	TLS_ADD(tls.words[1], -tls.words[1]);
+	TLS_ADD(tls.pub.words[0], -tls.pub.words[0]);
+	TLS_ADD(tls.pub.words[1], -tls.pub.words[1]);
 }
 
 /* In the child, in the forking thread: only this thread's slot stays in use. */
@@ -521,7 +521,7 @@ static void thread_atfork_child(void)
 	n_threads_seen = mine ? 1 : 0;
 	dead_calls = dead_bytes = dead_refills = dead_direct = 0;
 	tls_calls = tls_bytes = tls_refills = tls_direct = 0;
-	tls.words[0] = tls.words[1] = 0;
+	tls.pub.words[0] = tls.pub.words[1] = 0;
 	n_fallback_nomem = 0;
 }
 

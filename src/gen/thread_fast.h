@@ -55,13 +55,18 @@ _Static_assert(4096 % SLOT_BYTES == 0, "a slot never straddles a page");
 
 
 /* The calling thread's slot and counters: one initial-exec TLS block (no
- * pthread_getspecific, no malloc on the call path). */
+ * pthread_getspecific, no malloc on the call path).  It begins with the
+ * inline path's view of the thread (surand.h, struct surand_inline_thread,
+ * ABI 1; gen/thread_inline.c): the slot pointer and the word counters are
+ * the same words for the library and for a program's inline draws. */
 struct thread_tls {
-	struct slot *slot;
+	union {
+		struct slot *slot;
+		/* pub.words: draws of 4 and 8 bytes, by thread_word or inline: one
+		 * counter per call instead of calls and bytes; stats adds them in. */
+		struct surand_inline_thread pub;
+	};
 	uint64_t calls, bytes, refills, direct;
-	/* thread_word's draws by size (4, 8 bytes): one counter per call instead
-	 * of calls and bytes; stats adds them in. */
-	uint64_t words[2];
 	uint32_t index; /* the slot's number: a wiped or dropped slot reads as zero */
 };
 extern __thread struct thread_tls surand_thread_tls SURAND_HIDDEN;
@@ -211,7 +216,7 @@ static inline __attribute__((always_inline)) struct surand_word surand_thread_wo
 		return w;
 	}
 	s->h.pos = pos + n;
-	TLS_ADD(surand_thread_tls.words[n >> 3], 1); /* n is 4 or 8 */
+	TLS_ADD(surand_thread_tls.pub.words[n >> 3], 1); /* n is 4 or 8 */
 	w.ok = 1;
 	return w;
 }

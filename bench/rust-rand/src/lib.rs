@@ -9,12 +9,15 @@
 //! not pay.  That is the peer at its fastest; surand_u32() has no handle.
 //!
 //! The bench (tools/bench_sources.c) loads this object with dlopen() and calls
-//! these functions through pointers, like every other source.
+//! these functions through pointers, like every other source; the two loop
+//! functions run a whole loop of draws natively instead (tools/bench_words.c),
+//! which is what a Rust program's own loop costs.
 // SPDX-License-Identifier: MIT
 
 use rand::rngs::ThreadRng;
 use rand::RngCore;
 use std::os::raw::{c_char, c_int};
+use std::time::Instant;
 
 /// The calling thread's `thread_rng()` handle, boxed; used and freed only on
 /// that thread (ThreadRng is not Send).
@@ -70,6 +73,43 @@ pub unsafe extern "C" fn surand_peer_rust_fill(h: *mut ThreadRng, buf: *mut u8, 
         Ok(()) => 0,
         Err(_) => -1,
     }
+}
+
+/// The native loop: n draws of `rng.next_u32()` in one Rust loop, where the
+/// draw is inlined as in any Rust program's loop (no call per draw); the
+/// XOR of the draws goes to *sink so that none is optimised away.  Returns
+/// the loop's elapsed time in ns (std::time::Instant, CLOCK_MONOTONIC).
+///
+/// # Safety
+/// h is a live handle of surand_peer_rust_new() on this thread; sink is writable.
+#[no_mangle]
+pub unsafe extern "C" fn surand_peer_rust_loop_u32(h: *mut ThreadRng, n: u64, sink: *mut u64) -> u64 {
+    let rng = &mut *h;
+    let mut acc: u64 = 0;
+    let t0 = Instant::now();
+    for _ in 0..n {
+        acc ^= u64::from(rng.next_u32());
+    }
+    let ns = t0.elapsed().as_nanos() as u64;
+    std::ptr::write_volatile(sink, acc);
+    ns
+}
+
+/// The same loop of `rng.next_u64()`.
+///
+/// # Safety
+/// h is a live handle of surand_peer_rust_new() on this thread; sink is writable.
+#[no_mangle]
+pub unsafe extern "C" fn surand_peer_rust_loop_u64(h: *mut ThreadRng, n: u64, sink: *mut u64) -> u64 {
+    let rng = &mut *h;
+    let mut acc: u64 = 0;
+    let t0 = Instant::now();
+    for _ in 0..n {
+        acc ^= rng.next_u64();
+    }
+    let ns = t0.elapsed().as_nanos() as u64;
+    std::ptr::write_volatile(sink, acc);
+    ns
 }
 
 /// What this object is, one line (a static string).
