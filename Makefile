@@ -10,6 +10,14 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make uninstall PREFIX=/usr/local DESTDIR=   removes what install put there
 #
+# What packagers pass is honoured: CPPFLAGS, CFLAGS and LDFLAGS are added to
+# the shipped objects' own flags (which never hold -march: the SIMD bodies
+# are chosen at run time), and the directories can be set one by one:
+# BINDIR, SBINDIR, LIBDIR (a multiarch one, say), INCLUDEDIR, MANDIR,
+# PKGCONFIGDIR, PRELOADDIR.  Build paths are mapped out of the objects
+# (-ffile-prefix-map): two builds of one commit give the same .so
+# (make check-repro).
+#
 # Also built: $(BUILD)/surand-uninstalled.pc, so that a program builds against
 # this tree: PKG_CONFIG_PATH=build cc app.c $(pkg-config --cflags --libs surand-uninstalled)
 #
@@ -40,6 +48,13 @@ endif
 BUILD   ?= build
 PREFIX  ?= /usr/local
 DESTDIR ?=
+BINDIR  ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR  ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+PRELOADDIR ?= $(LIBDIR)
 SAN     ?=
 SOVER   := 1
 VERSION := 1.1.0
@@ -50,8 +65,11 @@ WARN    += -Werror
 endif
 # The dispatcher and the portable code are built with these flags only: no
 # target flags, so they run on any x86-64 (or other) CPU.
+# A packager's CPPFLAGS/CFLAGS come after ours (their -O2 and hardening
+# flags win); the SIMD bodies' target flags come after both.
+PKG_CFLAGS := $(CPPFLAGS) $(CFLAGS) -ffile-prefix-map=$(CURDIR)=.
 CFLAGS_LIB := -std=gnu11 -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-	      -Iinclude -Isrc -pthread $(SAN) $(EXTRA_CFLAGS)
+	      -Iinclude -Isrc -pthread $(PKG_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 LDLIBS_LIB := -pthread -ldl
 
 # Each SIMD body gets its own target flags (BLAKE3 style); a body is built
@@ -120,13 +138,13 @@ LEFT_OUT += libsodium-peer-of-surand-bench:libsodium-dev
 endif
 # The tools are rebuilt when a peer appears or goes (their -D flags change).
 OPT_STAMP    := $(call config_stamp,opt-cflags,$(OPT_CFLAGS))
-PREFIX_STAMP := $(call config_stamp,prefix,$(PREFIX))
+PREFIX_STAMP := $(call config_stamp,prefix,$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(PRELOADDIR))
 
 # The surand command: tools/*.c (the CLI) links the static library.
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(TOOL_SRC))
 CFLAGS_TOOL := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Isrc -Itools -pthread \
-	       $(OPT_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
+	       $(OPT_CFLAGS) $(PKG_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 
 # Tests: one binary per tests/test_*.c, linked with the test build.
 TEST_SRC  := $(wildcard tests/test_*.c)
@@ -167,14 +185,14 @@ $(BUILD)/bench/obj/%.o: %.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_LIB) -DSURAND_BENCH_BUILD $(BENCH_CFLAGS) $(SIMD_FLAGS_$(notdir $*)) -c $< -o $@
 
-$(BUILD)/obj/tools/%.o: tools/%.c $(LIB_HDR) $(wildcard tools/*.h) $(OPT_STAMP)
+$(BUILD)/obj/tools/%.o: tools/%.c $(LIB_HDR) $(wildcard tools/*.h) $(OPT_STAMP) $(PREFIX_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_TOOL) -c $< -o $@
+	$(CC) $(CFLAGS_TOOL) -DSURAND_PRELOADDIR='"$(PRELOADDIR)"' -c $< -o $@
 
 # ---- libraries -------------------------------------------------------------
 $(SO): $(REL_OBJ) src/libsurand.map
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libsurand.map \
-		-Wl,-z,relro -Wl,-z,now -Wl,--no-undefined $(SAN) -o $@ $(REL_OBJ) $(LDLIBS_LIB)
+		-Wl,-z,relro -Wl,-z,now -Wl,--no-undefined $(LDFLAGS) $(SAN) -o $@ $(REL_OBJ) $(LDLIBS_LIB)
 
 $(BUILD)/libsurand.so: $(SO)
 	ln -sf $(notdir $(SO)) $(BUILD)/$(SONAME)
@@ -192,11 +210,16 @@ $(BENCHLIB): $(BENCH_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# A directory under PREFIX as the .pc writes it: ${prefix}/lib.
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
 # Rebuilt when PREFIX changes ($(PREFIX_STAMP)): `make` then
 # `make install PREFIX=/opt/x` installs a .pc that says /opt/x.
 $(BUILD)/surand.pc: surand.pc.in Makefile $(PREFIX_STAMP)
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|g' \
+	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 # The pkg-config "uninstalled" convention: the same package, pointing into
 # this tree (headers in include/, libraries in $(BUILD)/, with a run path so
@@ -210,7 +233,7 @@ $(BUILD)/surand-uninstalled.pc: surand.pc.in Makefile
 
 # ---- the surand command ----------------------------------------------------
 $(BUILD)/surand: $(TOOL_OBJ) $(STATIC)
-	$(CC) $(SAN) -o $@ $(TOOL_OBJ) $(STATIC) $(OPT_LIBS) $(LDLIBS_LIB) -lm
+	$(CC) $(LDFLAGS) $(SAN) -o $@ $(TOOL_OBJ) $(STATIC) $(OPT_LIBS) $(LDLIBS_LIB) -lm
 
 # ---- tests -----------------------------------------------------------------
 $(BUILD)/test/harness.o: tests/harness.c tests/harness.h
@@ -250,33 +273,34 @@ freestanding:
 # (no DESTDIR) ldconfig refreshes the loader's cache when run as root;
 # otherwise the last line says to run it.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 0755 $(SO) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf $(notdir $(SO)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
-	ln -sf $(notdir $(SO)) $(DESTDIR)$(PREFIX)/lib/libsurand.so
-	install -m 0644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0644 include/surand.h $(DESTDIR)$(PREFIX)/include/
-	install -m 0755 $(BUILD)/surand $(DESTDIR)$(PREFIX)/bin/
-	install -m 0644 $(BUILD)/surand.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR)
+	install -m 0644 $(SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(notdir $(SO)) $(DESTDIR)$(LIBDIR)/libsurand.so
+	install -m 0644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 include/surand.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 0755 $(BUILD)/surand $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(BUILD)/surand.pc $(DESTDIR)$(PKGCONFIGDIR)/
 	$(INSTALL_EXTRA)
 	@if [ -n "$(DESTDIR)" ]; then \
 		echo "install: staged under $(DESTDIR) (run ldconfig after copying it into place)"; \
 	elif [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
 		echo "ldconfig"; ldconfig; \
-		ldconfig -p | grep -q "$(PREFIX)/lib/$(SONAME)" || \
-			echo "install: $(PREFIX)/lib is not in the loader's path: add it to /etc/ld.so.conf.d/ and run ldconfig"; \
+		ldconfig -p | grep -q "$(LIBDIR)/$(SONAME)" || \
+			echo "install: $(LIBDIR) is not in the loader's path: add it to /etc/ld.so.conf.d/ and run ldconfig"; \
 	else \
 		echo "install: run ldconfig as root so that programs find $(SONAME)"; \
 	fi
 
 # Every file install may have written (whichever optional parts were built).
-UNINSTALL_FILES := lib/$(notdir $(SO)) lib/$(SONAME) lib/libsurand.so lib/libsurand.a \
-	lib/libsurand-preload.so include/surand.h bin/surand sbin/surandfs lib/pkgconfig/surand.pc \
-	$(foreach m,$(wildcard man/*.[0-9]),share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+UNINSTALL_FILES := $(LIBDIR)/$(notdir $(SO)) $(LIBDIR)/$(SONAME) $(LIBDIR)/libsurand.so \
+	$(LIBDIR)/libsurand.a $(PRELOADDIR)/libsurand-preload.so $(INCLUDEDIR)/surand.h \
+	$(BINDIR)/surand $(SBINDIR)/surandfs $(PKGCONFIGDIR)/surand.pc \
+	$(foreach m,$(wildcard man/*.[0-9]),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
 uninstall:
 	@for f in $(UNINSTALL_FILES); do \
-		p="$(DESTDIR)$(PREFIX)/$$f"; \
+		p="$(DESTDIR)$$f"; \
 		if [ -e "$$p" ] || [ -L "$$p" ]; then echo "rm -f $$p"; rm -f "$$p"; fi; \
 	done
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \

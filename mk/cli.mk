@@ -19,9 +19,9 @@ define CLI_INSTALL_MAN
 
 	@set -e; for f in $(MAN_PAGES); do \
 		sec=$${f##*.}; \
-		install -d $(DESTDIR)$(PREFIX)/share/man/man$$sec; \
-		install -m 0644 $$f $(DESTDIR)$(PREFIX)/share/man/man$$sec/; \
-		echo "install -m 0644 $$f $(DESTDIR)$(PREFIX)/share/man/man$$sec/"; \
+		install -d $(DESTDIR)$(MANDIR)/man$$sec; \
+		install -m 0644 $$f $(DESTDIR)$(MANDIR)/man$$sec/; \
+		echo "install -m 0644 $$f $(DESTDIR)$(MANDIR)/man$$sec/"; \
 	done
 
 endef

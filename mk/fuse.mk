@@ -8,7 +8,7 @@ HAVE_FUSE3 := $(shell $(PKG_CONFIG) --exists fuse3 2>/dev/null && echo 1)
 SURANDFS   := $(BUILD)/surandfs
 SFS_DIR    := $(BUILD)/surandfs.d
 CFLAGS_SFS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Itools/surandfs -pthread \
-	      $(SAN) $(EXTRA_CFLAGS)
+	      $(PKG_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 
 $(SFS_DIR)/readpath.o: tools/surandfs/readpath.c tools/surandfs/readpath.h include/surand.h
 	@mkdir -p $(@D)
@@ -31,7 +31,7 @@ $(SFS_DIR)/surandfs.o: tools/surandfs/surandfs.c tools/surandfs/readpath.h inclu
 	$(CC) $(CFLAGS_SFS) $(FUSE3_CFLAGS) -c $< -o $@
 
 $(SURANDFS): $(SFS_DIR)/surandfs.o $(SFS_DIR)/readpath.o $(STATIC)
-	$(CC) $(SAN) -o $@ $(SFS_DIR)/surandfs.o $(SFS_DIR)/readpath.o $(STATIC) $(FUSE3_LIBS) $(LDLIBS_LIB)
+	$(CC) $(LDFLAGS) $(SAN) -o $@ $(SFS_DIR)/surandfs.o $(SFS_DIR)/readpath.o $(STATIC) $(FUSE3_LIBS) $(LDLIBS_LIB)
 
 ALL_TARGETS += $(SURANDFS)
 CHECK_DEPS  += $(SURANDFS)
@@ -41,16 +41,16 @@ all: $(SURANDFS)
 # make install: the daemon in sbin, its manual in man8 (separate recipe lines).
 define FUSE_INSTALL
 
-	install -d $(DESTDIR)$(PREFIX)/sbin
-	install -m 0755 $(SURANDFS) $(DESTDIR)$(PREFIX)/sbin/surandfs
+	install -d $(DESTDIR)$(SBINDIR)
+	install -m 0755 $(SURANDFS) $(DESTDIR)$(SBINDIR)/surandfs
 endef
 INSTALL_EXTRA += $(FUSE_INSTALL)
 # man/surandfs.8: mk/cli.mk installs every man/*.[0-9]; without it, here.
 ifeq ($(wildcard mk/cli.mk),)
 define FUSE_INSTALL_MAN
 
-	install -d $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 0644 man/surandfs.8 $(DESTDIR)$(PREFIX)/share/man/man8/surandfs.8
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 man/surandfs.8 $(DESTDIR)$(MANDIR)/man8/surandfs.8
 endef
 INSTALL_EXTRA += $(FUSE_INSTALL_MAN)
 endif

@@ -23,7 +23,7 @@ PRELOAD_LIBR := $(PRELOAD_DIR)/libsurand-renamed.a
 
 # No fortification here: preload.c defines __read_chk & co. itself.
 CFLAGS_PRELOAD := -std=gnu11 -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-		  -U_FORTIFY_SOURCE -Iinclude -Itools/preload -pthread $(SAN) $(EXTRA_CFLAGS)
+		  -Iinclude -Itools/preload -pthread $(PKG_CFLAGS) -U_FORTIFY_SOURCE $(SAN) $(EXTRA_CFLAGS)
 
 $(PRELOAD_DIR)/%.o: tools/preload/%.c tools/preload/match.h include/surand.h
 	@mkdir -p $(@D)
@@ -50,7 +50,7 @@ $(PRELOAD_LIBR): $(PRELOAD_LIBA) $(PRELOAD_DIR)/lib.redefine $(PRELOAD_DIR)/expo
 	mv $@.tmp $@
 
 $(PRELOAD_SO): $(PRELOAD_OBJ) $(PRELOAD_LIBR) $(PRELOAD_MAP)
-	$(CC) -shared $(SAN) -Wl,--version-script=$(PRELOAD_MAP) -Wl,-z,relro -Wl,-z,now \
+	$(CC) -shared $(LDFLAGS) $(SAN) -Wl,--version-script=$(PRELOAD_MAP) -Wl,-z,relro -Wl,-z,now \
 		-Wl,--no-undefined -o $@ $(PRELOAD_OBJ) $(PRELOAD_LIBR) $(LDLIBS_LIB)
 
 # ---- test programs (tests/preload.sh) ---------------------------------------
@@ -81,10 +81,11 @@ CHECK_DEPS  += $(PRELOAD_SO) $(PRELOAD_TESTS)
 # The Makefile's "all:" line is read before mk/*.mk: name the target there too.
 all: $(PRELOAD_SO)
 
-# make install: $(PREFIX)/lib/libsurand-preload.so (a separate recipe line,
+# make install: $(PRELOADDIR)/libsurand-preload.so (a separate recipe line,
 # whatever other fragments add to INSTALL_EXTRA).
 define PRELOAD_INSTALL
 
-	install -m 0755 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/libsurand-preload.so
+	install -d $(DESTDIR)$(PRELOADDIR)
+	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(PRELOADDIR)/libsurand-preload.so
 endef
 INSTALL_EXTRA += $(PRELOAD_INSTALL)

@@ -4,6 +4,8 @@
 # an installed tree (make install DESTDIR=... PREFIX=/opt/x after a plain
 # make: the installed surand.pc must say /opt/x).  Also: the install log
 # names the DESTDIR paths it writes, and make uninstall removes every file.
+# And what a packager passes: LIBDIR/PRELOADDIR/SBINDIR put every file where
+# they say, and CPPFLAGS/CFLAGS/LDFLAGS reach every shipped compile and link.
 # Prints PASS/FAIL/SKIP lines (tests/harness.h).
 set -u
 BUILD=${BUILD:-build}
@@ -120,4 +122,37 @@ if make -C "$top" BUILD="$BUILD" install PREFIX=/opt/x DESTDIR="$dest" >"$tmp/in
 else
 	fail installed_pc_prefix "make install failed: $(tail -3 "$tmp/inst.log")"
 fi
+
+# ---- what a packager passes: directories and flags -----------------------------
+ma=$($CC -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+pk=$tmp/pkgroot
+if make -s -C "$top" BUILD="$BUILD" install PREFIX=/usr SBINDIR=/usr/sbin LIBDIR="/usr/lib/$ma" \
+	PRELOADDIR="/usr/lib/$ma/surand" DESTDIR="$pk" >"$tmp/pk.log" 2>&1; then
+	missing=""
+	for f in "usr/lib/$ma/libsurand.so.1" "usr/lib/$ma/libsurand.a" "usr/lib/$ma/pkgconfig/surand.pc" \
+		"usr/lib/$ma/surand/libsurand-preload.so" usr/include/surand.h usr/bin/surand \
+		usr/share/man/man3/surand.3; do
+		[ -e "$pk/$f" ] || missing="$missing $f"
+	done
+	[ -e "$BUILD/surandfs" ] && { [ -e "$pk/usr/sbin/surandfs" ] || missing="$missing usr/sbin/surandfs"; }
+	libdir=$(sed -n 's/^libdir=//p' "$pk/usr/lib/$ma/pkgconfig/surand.pc")
+	check packager_dirs "$([ -z "$missing" ] && [ "$libdir" = "\${prefix}/lib/$ma" ] &&
+		[ ! -e "$pk/usr/lib/libsurand.so.1" ]; echo $?)" "missing:$missing; libdir '$libdir'"
+	# the installed command finds the preload in PRELOADDIR (compiled in)
+	strings "$pk/usr/bin/surand" | grep -qx "/usr/lib/$ma/surand"
+	check packager_preloaddir_compiled_in $? "surand does not name /usr/lib/$ma/surand"
+else
+	fail packager_dirs "make install with LIBDIR/PRELOADDIR failed: $(tail -3 "$tmp/pk.log")"
+fi
+# CPPFLAGS/CFLAGS reach every shipped object (library, command, preload,
+# surandfs) and LDFLAGS every shipped link (a dry run of a build from scratch).
+make -n -B -C "$top" BUILD="$tmp/flags" CPPFLAGS=-DPKG_PROBE_CPP CFLAGS=-DPKG_PROBE_C \
+	LDFLAGS=-Wl,--build-id=sha1 all 2>&1 | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' >"$tmp/flags.log"
+nc=$(grep -E -- ' -c (src|tools)/' "$tmp/flags.log" | grep -c -v -e -DPKG_PROBE_CPP -e '^$')
+nc2=$(grep -E -- ' -c (src|tools)/' "$tmp/flags.log" | grep -c -v -- '-DPKG_PROBE_C\b')
+ncomp=$(grep -cE -- ' -c (src|tools)/' "$tmp/flags.log")
+nlink=$(grep -E -- "-o $tmp/flags/(libsurand\.so\.[0-9.]+|surand|surandfs|libsurand-preload\.so) " "$tmp/flags.log" |
+	grep -c -v -- '-Wl,--build-id=sha1')
+check packager_flags_reach_objects "$([ "$ncomp" -gt 40 ] && [ "$nc" = 0 ] && [ "$nc2" = 0 ] && [ "$nlink" = 0 ]; echo $?)" \
+	"$ncomp compiles; without CPPFLAGS $nc, without CFLAGS $nc2; links without LDFLAGS $nlink"
 exit 0

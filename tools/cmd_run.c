@@ -10,6 +10,8 @@
  * and once installed (PREFIX/bin/surand, PREFIX/lib/libsurand-preload.so):
  *   <dir of /proc/self/exe>/libsurand-preload.so
  *   <dir of /proc/self/exe>/../lib/libsurand-preload.so
+ *   PRELOADDIR/libsurand-preload.so (the directory make install was given:
+ *   a distribution's private one, /usr/lib/<triplet>/surand)
  * Other LD_PRELOAD entries are kept (after ours), the rest of the environment
  * (SURAND_* included) is passed through as it is; --stats adds
  * SURAND_PRELOAD_STATS=1 (each process prints one summary line on stderr at
@@ -31,6 +33,9 @@
 #include "cli.h"
 
 #define RUN_PRELOAD_NAME "libsurand-preload.so"
+#ifndef SURAND_PRELOADDIR
+#define SURAND_PRELOADDIR "/usr/local/lib" /* make passes PRELOADDIR */
+#endif
 #define RUN_EX_CANNOT_EXEC 126
 #define RUN_EX_NOT_FOUND 127
 
@@ -73,7 +78,9 @@ static int find_preload(char *path, size_t cap)
 	*slash = '\0';
 	if (candidate(self, RUN_PRELOAD_NAME, path, cap) == 0)
 		return 0;
-	return candidate(self, "../lib/" RUN_PRELOAD_NAME, path, cap);
+	if (candidate(self, "../lib/" RUN_PRELOAD_NAME, path, cap) == 0)
+		return 0;
+	return candidate(SURAND_PRELOADDIR, RUN_PRELOAD_NAME, path, cap);
 }
 
 int surand_cmd_run(int argc, char **argv)
@@ -105,8 +112,9 @@ int surand_cmd_run(int argc, char **argv)
 		return SURAND_EX_USAGE;
 	}
 	if (find_preload(lib, sizeof(lib)) < 0) {
-		fprintf(stderr, "surand: run: %s not found next to this program or in ../lib "
-				"(make builds it; make install installs it)\n", RUN_PRELOAD_NAME);
+		fprintf(stderr, "surand: run: %s not found next to this program, in ../lib or in %s "
+				"(make builds it; make install installs it)\n", RUN_PRELOAD_NAME,
+			SURAND_PRELOADDIR);
 		return SURAND_EX_IOERR;
 	}
 	/* ours first, then whatever the caller preloads already */
