@@ -21,6 +21,8 @@ PKGS=(
 # surand bench's small-draw peers: Rust's rand 0.8 thread_rng() (bench/rust-rand/,
 # built offline from Debian's packaged crates) and libbsd's arc4random (dlopen)
 PKGS+=(cargo librust-rand-dev libbsd0)
+# make deb / make check-deb: the Debian packaging tools, DKMS and autopkgtest
+PKGS+=(debhelper dpkg-dev fakeroot lintian dkms dh-dkms autopkgtest)
 if [ "$(id -u)" != 0 ]; then echo "install-deps: run as root (apt-get)" >&2; exit 77; fi
 export DEBIAN_FRONTEND=noninteractive
 # The arm64 packages above come through Debian's multiarch (same mirror).

@@ -17,7 +17,9 @@
 # 0, 1, 2 and 4 x nproc abuser processes) per design and for /dev/urandom.
 # Environment: BUILD (default build), KTEST_TIMEOUT (guest seconds, default
 # 300), KTEST_THREAD_READS (reads per thread in the 16-thread test, default
-# 20000: 100000 takes minutes per design under TCG), KTEST_ONLY=tests|bench (default both), KTEST_KEEP=1 (keep the log).
+# 20000: 100000 takes minutes per design under TCG), KTEST_ONLY=tests|bench (default both), KTEST_KEEP=1 (keep the log),
+# KTEST_MODULE=path (test that surand.ko, built for the same ABI, e.g. by DKMS,
+# instead of building one from kmod/).
 # Exit: 0 all passed, 1 a failure, 77 a prerequisite is missing (one line
 # "MISSING: what (apt-get install pkg)" per missing thing on stdout).
 set -u
@@ -97,14 +99,24 @@ if [ ! -f "$vmlinuz" ]; then
 fi
 
 # ---- the module and the test program -----------------------------------------
-say "building surand.ko"
-if ! timeout 300 make -C kmod KDIR="$KDIR" MODOUT="$work/kmod" >"$work/kbuild.log" 2>&1; then
-	tail -n 20 "$work/kbuild.log"
-	fail_setup "surand.ko does not build against $KDIR (log: $work/kbuild.log)"
-fi
-if grep -E 'warning:' "$work/kbuild.log" >/dev/null; then
-	grep -E 'warning:' "$work/kbuild.log" | head -n 5
-	fail_setup "surand.ko builds with warnings"
+module=$work/kmod/surand.ko
+if [ -n "${KTEST_MODULE:-}" ]; then
+	# A module built elsewhere (DKMS, for the same kernel ABI): tested as it is.
+	module=$KTEST_MODULE
+	[ -f "$module" ] || fail_setup "KTEST_MODULE=$module: no such file"
+	vermagic=$(modinfo -F vermagic "$module" 2>/dev/null | cut -d' ' -f1)
+	[ "$vermagic" = "$abi" ] || fail_setup "KTEST_MODULE=$module is built for '$vermagic', not $abi"
+	say "testing $module (vermagic $vermagic)"
+else
+	say "building surand.ko"
+	if ! timeout 300 make -C kmod KDIR="$KDIR" MODOUT="$work/kmod" >"$work/kbuild.log" 2>&1; then
+		tail -n 20 "$work/kbuild.log"
+		fail_setup "surand.ko does not build against $KDIR (log: $work/kbuild.log)"
+	fi
+	if grep -E 'warning:' "$work/kbuild.log" >/dev/null; then
+		grep -E 'warning:' "$work/kbuild.log" | head -n 5
+		fail_setup "surand.ko builds with warnings"
+	fi
 fi
 root=$work/initramfs
 rm -rf "$root" && mkdir -p "$root"/{bin,dev,proc,sys,tmp} || exit 2
@@ -116,7 +128,7 @@ if ! gcc -static -O2 -Wall -Wextra -Werror -pthread -Isrc/crypto -o "$root/bin/k
 	fail_setup "kmod/tests/ktest.c does not build static"
 fi
 cp "$busybox" "$root/bin/busybox" && cp kmod/tests/init "$root/init" &&
-	cp "$work/kmod/surand.ko" "$root/surand.ko" && chmod 0755 "$root/init" || exit 2
+	cp "$module" "$root/surand.ko" && chmod 0755 "$root/init" || exit 2
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz" ||
 	fail_setup "cpio"
 say "setup took $((SECONDS - t_start)) s"
