@@ -757,16 +757,22 @@ uint64_t surand_test_point_hits(int point)
 	return point > 0 && point < SURAND_TP_COUNT ? SURAND_LOAD(tp_hits[point]) : 0;
 }
 
-void surand_test_point(int point)
+int surand_test_point_fired(int point)
 {
 	int sig;
 
 	if (point <= 0 || point >= SURAND_TP_COUNT)
-		return;
+		return 0;
 	SURAND_COUNT(tp_hits[point]);
 	sig = __atomic_exchange_n(&tp_sig[point], 0, __ATOMIC_SEQ_CST);
 	if (sig)
 		raise(sig);
+	return sig != 0;
+}
+
+void surand_test_point(int point)
+{
+	(void)surand_test_point_fired(point);
 }
 
 /* Tests change the environment in a child before its first draw: read it

@@ -240,6 +240,8 @@ static inline void surand_mutex_unlock(pthread_mutex_t *m)
 #ifdef SURAND_TEST_BUILD
 #include "test_hooks.h"
 void surand_test_point(int point) SURAND_HIDDEN;
+/* As surand_test_point; 1 when it raised the armed signal this time. */
+int surand_test_point_fired(int point) SURAND_HIDDEN;
 #define SURAND_TEST_POINT(p) surand_test_point(p)
 #else
 #define SURAND_TEST_POINT(p) ((void)0)

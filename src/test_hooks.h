@@ -108,6 +108,10 @@ int surand_test_entropy_pool_digest(uint8_t out[32]);
 
 /* Fast pools: every event goes to this slot (-1: the CPU's slot again). */
 void surand_test_fastpool_force_slot(int slot);
+/* The next spill of `slot` finds its page dropped (zeros) right after copying
+ * the state, before the re-check: no real drop can be timed there.  Once; -1
+ * disarms.  Returns how many armed drops have happened so far. */
+unsigned long surand_test_fastpool_drop_in_spill(int slot);
 /* A slot's events since its last spill and its event total; 0, or -1 (no such slot). */
 int surand_test_fastpool_slot(unsigned slot, unsigned *count, uint64_t *events);
 /* The slot lock mode: on 1 rseq (where set-up found it usable), 0 xchg, -1
@@ -202,6 +206,8 @@ enum surand_test_point_id {
 	SURAND_TP_THREAD_EXIT_LOCKED, /* thread.c: thread exit, the slab lock held */
 	SURAND_TP_REFILL,             /* thread.c: a refill, no lock held */
 	SURAND_TP_SLAB_LOCKED,        /* thread.c: a slot taken, the slab lock held */
+	SURAND_TP_WORD,               /* thread_fast.h: a u32/u64 draw, the batch checked, before the copy */
+	SURAND_TP_REFILL_COPIED,      /* thread.c: a refill's header copied, before the re-check */
 	SURAND_TP_COUNT
 };
 void surand_test_point_arm(int point, int sig);

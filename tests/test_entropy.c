@@ -116,6 +116,7 @@ static void case_setup(void)
 	surand_test_jitter_round_max(0);
 	surand_test_entropy_hold_sampler(0);
 	surand_test_fastpool_force_slot(-1);
+	(void)surand_test_fastpool_drop_in_spill(-1);
 	surand_test_entropy_health_reset(SURAND_ES_CPU);
 	surand_test_entropy_health_reset(SURAND_ES_JITTER);
 }
@@ -576,6 +577,60 @@ static void fastpool_spills_after_64_events(void)
 {
 	spills_after_64_events(0);
 	surand_test_fastpool_force_slot(-1);
+}
+
+/*
+ * The slot's page dropped between the spill's copy of the state and its
+ * re-check (the hook zeroes it there): the spill mixes the copy but credits
+ * nothing.  The same 64 events spilled without the drop credit 1 bit.
+ */
+static void fastpool_dropped_during_spill_credits_nothing(void)
+{
+	unsigned slot = 0, count = 99;
+	unsigned long drops0;
+	uint64_t spills0, i;
+	uint8_t d0[32], d1[32];
+	struct surand_entropy_source_stats e0, e1;
+
+	quiet_sources();
+	surand_test_fastpool_force_slot((int)slot);
+	surand_add_event(5);
+	T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
+	while (count != 0) { /* up to a spill boundary */
+		surand_add_event(t_rand64(&rng));
+		T_ASSERT(surand_test_fastpool_slot(slot, &count, NULL) == 0);
+	}
+	/* a normal spill of 64 events: 1 bit */
+	T_ASSERT(drain_credit() == 0);
+	e0 = src_stats(SURAND_ES_EVENTS);
+	for (i = 0; i < SURAND_FP_SPILL_EVENTS; i++)
+		surand_add_event(t_rand64(&rng));
+	e1 = src_stats(SURAND_ES_EVENTS);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 1);
+	T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited + 1);
+	/* the same, with the page dropped inside the spill: mixed, not credited */
+	T_ASSERT(drain_credit() == 0);
+	T_ASSERT(surand_test_entropy_pool_digest(d0) == 0);
+	spills0 = surand_fastpool_spills();
+	e0 = src_stats(SURAND_ES_EVENTS);
+	drops0 = surand_test_fastpool_drop_in_spill((int)slot);
+	for (i = 0; i < SURAND_FP_SPILL_EVENTS; i++)
+		surand_add_event(t_rand64(&rng));
+	T_ASSERT_EQ_U64(surand_test_fastpool_drop_in_spill(-1), drops0 + 1);
+	e1 = src_stats(SURAND_ES_EVENTS);
+	T_ASSERT_EQ_U64(surand_fastpool_spills(), spills0 + 1);
+	T_ASSERT_EQ_U64(e1.c.bytes, e0.c.bytes + 16);
+	T_ASSERT(surand_test_entropy_pool_digest(d1) == 0);
+	T_ASSERT(memcmp(d0, d1, sizeof(d0)) != 0);
+	T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 0);
+	/* the slot restarts with its next event; 64 more events credit again */
+	for (i = 0; i < SURAND_FP_SPILL_EVENTS; i++)
+		surand_add_event(t_rand64(&rng));
+	T_ASSERT_EQ_U64(surand_pool_credit_bits(), 1);
+	T_ASSERT_EQ_U64(surand_test_fastpool_inconsistent(), 0);
+	surand_test_fastpool_force_slot(-1);
+	all_sources_back();
 }
 
 static void fastpool_spills_after_1s(void)
@@ -1197,6 +1252,58 @@ static void health_quiet_on_healthy_sources(void)
 	for (i = 0; i < n; i++)
 		(void)surand_health_feed(&h, t_rand64(&rng));
 	T_ASSERT_EQ_U64(h.rct_alarms + h.apt_alarms, 0);
+}
+
+/*
+ * 4.4.2: the APT alarms exactly when the window's first value A has been seen
+ * C = apt_cutoff times in the window (the first sample counted), not at C - 1
+ * nor later.  A comes in runs shorter than the RCT cut-off, split by distinct
+ * values, in the second window (a first window of distinct values before it).
+ */
+static void health_apt_alarms_at_exactly_c(void)
+{
+	static const unsigned claims[][2] = { { 1, 1 }, { 1, 8 }, { 8, 1 }, { 32, 1 } };
+	const uint64_t a = 7;
+	struct surand_health h;
+	uint64_t other = 1000;
+	unsigned i, k, seen, run, fed;
+	int r = 0;
+
+	for (k = 0; k < sizeof(claims) / sizeof(claims[0]); k++) {
+		surand_health_init(&h, claims[k][0], claims[k][1]);
+		T_ASSERT(h.apt_cutoff >= 2 && h.rct_cutoff >= 2);
+		for (i = 0; i < h.apt_window; i++)
+			T_ASSERT_EQ_U64(surand_health_feed(&h, other++), 0);
+		seen = run = fed = 0;
+		while (seen < h.apt_cutoff) {
+			if (run == h.rct_cutoff - 1) {
+				r = surand_health_feed(&h, other++);
+				T_ASSERT_EQ_U64(r, 0);
+				run = 0;
+			} else {
+				r = surand_health_feed(&h, a);
+				seen++;
+				run++;
+				T_ASSERT_MSG(!(r & SURAND_HEALTH_RCT), "H = %u/%u: RCT alarm", claims[k][0],
+					     claims[k][1]);
+				if (seen < h.apt_cutoff)
+					T_ASSERT_MSG(!(r & SURAND_HEALTH_APT),
+						     "H = %u/%u: APT alarm at occurrence %u of C = %u",
+						     claims[k][0], claims[k][1], seen, h.apt_cutoff);
+			}
+			fed++;
+		}
+		T_ASSERT_MSG(fed <= h.apt_window, "H = %u/%u: %u samples for C = %u", claims[k][0],
+			     claims[k][1], fed, h.apt_cutoff);
+		T_ASSERT_MSG(r & SURAND_HEALTH_APT, "H = %u/%u: no APT alarm at occurrence C = %u",
+			     claims[k][0], claims[k][1], h.apt_cutoff);
+		T_ASSERT_EQ_U64(h.apt_alarms, 1);
+		T_ASSERT_EQ_U64(h.rct_alarms, 0);
+		/* one alarm at most per window: more of A up to the window's end */
+		for (; fed < h.apt_window; fed++)
+			(void)surand_health_feed(&h, (fed & 1) ? a : other++);
+		T_ASSERT_EQ_U64(h.apt_alarms, 1);
+	}
 }
 
 /* SP 800-90B 6.3.1 against libm, on samples with a known most common value. */
@@ -2429,6 +2536,7 @@ int main(int argc, char **argv)
 	E_RUN(catastrophic_threshold_deterministic);
 	E_RUN(fastpool_spills_after_64_events);
 	E_RUN(fastpool_spills_after_1s);
+	E_RUN(fastpool_dropped_during_spill_credits_nothing);
 	E_RUN(fastpool_avalanche);
 	E_RUN(events_from_8_threads_none_lost);
 	E_RUN(fastpool_lock_mode_chosen_at_setup);
@@ -2445,6 +2553,7 @@ int main(int argc, char **argv)
 	E_RUN(health_fires_on_stuck_source);
 	E_RUN(health_fires_on_biased_source);
 	E_RUN(health_quiet_on_healthy_sources);
+	E_RUN(health_apt_alarms_at_exactly_c);
 	E_RUN(health_policy_startup_holdoff_disable);
 	E_RUN(health_mcv_estimate);
 	E_RUN(jitter_qualification_simulated);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gen/backend.h"
+#include "gen/thread_fast.h" /* struct slot: the default design's layout */
 #include "harness.h"
 #include "test_hooks.h"
 
@@ -1027,6 +1028,57 @@ static const struct t_child_case child_cases[] = {
 	{NULL, NULL},
 };
 
+/* A reseed of the base makes every slot stale: the next draw re-keys the
+ * slot from the new base key, and the slot belongs to the new generation
+ * (a batch of the old key is never extended by a refill). */
+static void reseed_rekeys_the_slot(void)
+{
+	struct surand_stats a, b;
+	struct slot *s;
+
+	(void)surand_u64();
+	s = surand_test_thread_slot(NULL);
+	T_ASSERT_MSG(s != NULL, "the default design has no slot");
+	a = stats_now();
+	T_ASSERT(surand_reseed() == 0);
+	(void)surand_u64();
+	b = stats_now();
+	T_ASSERT_MSG(b.rekeys > a.rekeys, "no re-key after a reseed (rekeys %llu -> %llu)",
+		     (unsigned long long)a.rekeys, (unsigned long long)b.rekeys);
+	T_ASSERT_EQ_U64(s->h.gen, surand_base_generation());
+}
+
+/* fork(): the child knows it is a fork child (fork_generation moves on)
+ * and its first draw reseeds as one (reseeds_fork, not reseeds_initial). */
+static void fork_child_counts_the_fork(void)
+{
+	struct surand_stats a, c;
+	uint64_t got[3] = {0, 0, 0};
+	int fd[2], status;
+	pid_t pid;
+
+	(void)surand_u64();
+	a = stats_now();
+	T_ASSERT(pipe(fd) == 0);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		(void)surand_u64();
+		c = stats_now();
+		got[0] = c.fork_generation;
+		got[1] = c.reseeds_fork;
+		got[2] = c.reseeds_initial;
+		_exit(write(fd[1], got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 1);
+	}
+	close(fd[1]);
+	T_ASSERT(read(fd[0], got, sizeof(got)) == (ssize_t)sizeof(got));
+	close(fd[0]);
+	T_ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	T_ASSERT_EQ_U64(got[0], a.fork_generation + 1);
+	T_ASSERT_EQ_U64(got[1], 1);
+	T_ASSERT_EQ_U64(got[2], 0);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv);
@@ -1040,6 +1092,8 @@ int main(int argc, char **argv)
 	T_RUN(fork_while_base_locked);
 	T_RUN(sixty_four_threads_no_duplicate);
 	T_RUN(reseed_schedule);
+	T_RUN(reseed_rekeys_the_slot);
+	T_RUN(fork_child_counts_the_fork);
 	T_RUN(reseed_ceiling_env);
 	T_RUN(reseeds_while_threads_draw);
 	T_RUN(signal_reentrancy);

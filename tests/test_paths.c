@@ -728,6 +728,84 @@ static FILE *open_source(const char *rel)
 	return fopen(path, "r");
 }
 
+/* ==== a page dropped inside a draw (the re-checks after each copy) ============== */
+
+/* SIGUSR1 at a test point: the calling thread's slot reads as a dropped page. */
+static void drop_own_slot(int sig)
+{
+	size_t size;
+	void *slot = surand_test_thread_slot(&size);
+
+	(void)sig;
+	if (slot)
+		memset(slot, 0, size);
+}
+
+static uint64_t rekeys_now(void)
+{
+	struct surand_stats st;
+
+	memset(&st, 0, sizeof(st));
+	return surand_stats(&st, sizeof(st)) == 0 ? st.rekeys : 0;
+}
+
+/* surand_u32/u64: the slot dropped after the batch was checked and before
+ * the copy; the copy reads zeros, and the re-check must decline them. */
+static void word_page_dropped_before_copy(void)
+{
+	struct sigaction sa, old;
+	uint64_t hits0, v;
+	int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = drop_own_slot;
+	T_ASSERT(sigaction(SIGUSR1, &sa, &old) == 0);
+	for (i = 0; i < 8; i++) {
+		(void)surand_u64(); /* a live batch: the next word takes the inline path */
+		T_ASSERT_MSG(surand_test_thread_slot(NULL) != NULL, "the default design has no slot");
+		hits0 = surand_test_point_hits(SURAND_TP_WORD);
+		surand_test_point_arm(SURAND_TP_WORD, SIGUSR1);
+		v = (i & 1) ? surand_u64() : surand_u32();
+		surand_test_point_arm(SURAND_TP_WORD, 0);
+		T_ASSERT_MSG(surand_test_point_hits(SURAND_TP_WORD) > hits0, "the draw never reached the point");
+		T_ASSERT_MSG(v != 0, "%s returned the zeros of a page dropped before its copy",
+			     (i & 1) ? "surand_u64" : "surand_u32");
+	}
+	T_ASSERT(sigaction(SIGUSR1, &old, NULL) == 0);
+}
+
+/* A refill whose header copy tore (the generation read before the drop, the
+ * key after it: zeros): the re-check sees the dropped page and the refill
+ * starts again from a key the base derives, never from the torn one. */
+static void refill_torn_copy_rekeys(void)
+{
+	static uint8_t drain[SLOT_BYTES];
+	struct sigaction sa, old;
+	struct slot *s;
+	uint64_t hits0, rekeys0;
+	uint8_t out[64];
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = drop_own_slot;
+	T_ASSERT(sigaction(SIGUSR1, &sa, &old) == 0);
+	surand_bytes(out, 1);
+	s = surand_test_thread_slot(NULL);
+	T_ASSERT_MSG(s != NULL, "the default design has no slot");
+	if (s->h.pos < BATCH_BYTES)
+		surand_bytes(drain, BATCH_BYTES - s->h.pos); /* empty: the next draw refills */
+	rekeys0 = rekeys_now();
+	hits0 = surand_test_point_hits(SURAND_TP_REFILL_COPIED);
+	surand_test_point_arm(SURAND_TP_REFILL_COPIED, SIGUSR1);
+	surand_bytes(out, sizeof(out));
+	surand_test_point_arm(SURAND_TP_REFILL_COPIED, 0);
+	T_ASSERT(sigaction(SIGUSR1, &old, NULL) == 0);
+	T_ASSERT_MSG(surand_test_point_hits(SURAND_TP_REFILL_COPIED) > hits0, "no refill reached the point");
+	T_ASSERT_MSG(rekeys_now() > rekeys0, "a refill from a torn key copy was not started again "
+		     "from a fresh key (rekeys %llu -> %llu)", (unsigned long long)rekeys0,
+		     (unsigned long long)rekeys_now());
+	T_ASSERT(t_random_looking(out, sizeof(out)));
+}
+
 static void paths_cover_the_api(void)
 {
 	static const struct {
@@ -1105,5 +1183,7 @@ int main(int argc, char **argv)
 	T_RUN(clone_each_path_wipeonfork);
 	T_RUN(clone_each_path_no_wipeonfork);
 	T_RUN(failed_call_leaves_nothing);
+	T_RUN(word_page_dropped_before_copy);
+	T_RUN(refill_torn_copy_rekeys);
 	return t_done();
 }

@@ -70,6 +70,8 @@
 #ifdef SURAND_TEST_BUILD
 #include "test_hooks.h"
 static int test_force_slot = -1;
+static int test_drop_in_spill = -1; /* slot whose next spill finds its page dropped */
+static unsigned long test_drops_in_spill;
 #endif
 
 /* ==== 1. the ARX mix ==========================================================
@@ -513,6 +515,19 @@ static __attribute__((noinline)) void fp_spill_unlock(struct fp_meta *m, struct 
 	unsigned credit;
 
 	memcpy(v, s->v, sizeof(v));
+#ifdef SURAND_TEST_BUILD
+	{ /* surand_test_fastpool_drop_in_spill: the page drops after the copy */
+		int drop = __atomic_load_n(&test_drop_in_spill, __ATOMIC_RELAXED);
+
+		if (SURAND_UNLIKELY(drop >= 0) && (unsigned)drop < fp_nslots && s == &fp_state[drop] &&
+		    __atomic_compare_exchange_n(&test_drop_in_spill, &drop, -1, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			surand_wipe(s, sizeof(*s)); /* reads as zeros, valid == 0 */
+			__atomic_store_n(&test_drops_in_spill, test_drops_in_spill + 1,
+					 __ATOMIC_RELAXED);
+		}
+	}
+#endif
 	c = m->credit_rem + m->count;
 #ifdef SURAND_TEST_BUILD
 	__atomic_store_n(&m->spilled, m->spilled + m->count, __ATOMIC_RELAXED);
@@ -768,6 +783,12 @@ uint64_t surand_fastpool_overflow(void)
 void surand_test_fastpool_force_slot(int slot)
 {
 	test_force_slot = slot;
+}
+
+unsigned long surand_test_fastpool_drop_in_spill(int slot)
+{
+	__atomic_store_n(&test_drop_in_spill, slot, __ATOMIC_RELAXED);
+	return __atomic_load_n(&test_drops_in_spill, __ATOMIC_RELAXED);
 }
 
 int surand_test_fastpool_slot(unsigned slot, unsigned *count, uint64_t *events)

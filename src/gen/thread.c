@@ -256,6 +256,13 @@ static int slot_refill(struct slot *s)
 		return r;
 	SURAND_TEST_POINT(SURAND_TP_REFILL);
 	h = s->h;
+#ifdef SURAND_TEST_BUILD
+	/* A page dropped in the middle of that copy (the point's handler drops
+	 * it): the words copied after the drop read zeros.  Modelled as the
+	 * generation copied before it and the key after it. */
+	if (surand_test_point_fired(SURAND_TP_REFILL_COPIED))
+		memset(h.key, 0, sizeof(h.key));
+#endif
 	SURAND_LOAD_FENCE(); /* copy before re-check (aarch64: dmb ishld; x86: TSO) */
 	/* Dropped since the key was checked (or during the copy): the key read
 	 * may be zeros, a public key.  Retry from the re-key. */

@@ -198,6 +198,7 @@ static inline __attribute__((always_inline)) struct surand_word surand_thread_wo
 	pos = s->h.pos;
 	if (SURAND_UNLIKELY(gen != surand_base_generation() || n > BATCH_BYTES - pos))
 		return w;
+	SURAND_TEST_POINT(SURAND_TP_WORD); /* tests drop the page here: the copy reads zeros */
 	p = s->batch + pos;
 	if (n == 8) {
 		memcpy(&w.v, p, 8);
