@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/bench.sh - `surand bench` at the tool level: every bad input
 # exits 64 with one line and does no work; a tiny run prints the table, the
-# design targets and the scales, in words; output files; the --quick plan; the default thread list;
+# comparisons with the peers of the run as ratios, the README's claims checked,
+# and the scales, in words; output files; the --quick plan; the default thread list;
 # optional sources as rows or absent with why (the Rust and libbsd peers: the
 # apt-get line, a failure under SURAND_REQUIRE_ALL=1); the "few calls" flag; the
 # progress line on a terminal; the bench build's counters and marker;
@@ -96,7 +97,25 @@ fi
 msg=$("$S" bench --sizes 3x 2>&1)
 case $msg in *KiB*kB*inf*) pass size_message_lists_suffixes ;; *) fail size_message_lists_suffixes "$msg" ;; esac
 
-# ---- a tiny run: the table, the design targets, the scales ----
+# The comparisons section of a run's stdout (stdin): its lines under the heading.
+comparisons_of() {
+	sed -n '/^comparisons, surand (/,/^$/p' | grep '^  '
+}
+# The claims section of a run's stdout (stdin).
+claims_of() {
+	sed -n '/^claims of the README, on this machine/,/^$/p' | grep '^  '
+}
+# Lines of a run's stdout that grade the project against a fixed number.
+graded_lines() {
+	grep -E '(^|[^A-Za-z])(PASS|MISS)([^A-Za-z]|$)|[Tt]arget|goal not reached'
+}
+# The claims, each "holds (N.NNx, ...)", "does not hold here (N.NNx, ...)",
+# "not judged: ..." or "not measured (...)"; prints the lines that are none of these.
+claims_unworded() {
+	grep -Ev ': (holds|does not hold here) \([0-9.]+x|: not judged: .|: not measured \(.'
+}
+
+# ---- a tiny run: the table, the comparisons, the claims, the scales ----
 out=$("$S" bench --seconds 0.05 --threads 1 --sizes 16 --sources bare,getrandom \
 	--csv "$tmp/b.csv" --json "$tmp/b.json" 2>"$tmp/err")
 rc=$?
@@ -117,26 +136,43 @@ else
 	else
 		fail tiny_run_header "no table header"
 	fi
-	# all 13 design targets are printed, each naming the default backend as
-	# "surand (NAME)", with PASS or MISS ("not measured" where this run lacks the sources)
+	# all 13 comparisons are printed, each naming the default backend as
+	# "surand (NAME)", with a ratio as a number or "not measured (why)"
 	def0=$("$S" bench --list | sed -n 's/^backends (default first): \([^,]*\).*/\1/p')
-	tl=$(printf '%s\n' "$out" | sed -n '/^design targets/,/^$/p' | grep "^  surand ($def0) .*target [<>]= ")
+	tl=$(printf '%s\n' "$out" | comparisons_of | grep "^  surand ($def0) ")
 	nb=$(printf '%s\n' "$tl" | grep -c .)
-	nw=$(printf '%s\n' "$tl" | grep -Ec ': (PASS|MISS)(, goal not reached)?  \(|: not measured \(')
-	if printf '%s\n' "$out" | grep -q "^design targets, surand ($def0) against peers" && [ "$nb" -eq 13 ] && [ "$nw" -eq 13 ]; then
-		pass tiny_run_targets
+	nw=$(printf '%s\n' "$tl" | grep -Ec ': [0-9.]+x the [A-Za-z].*  \(.*\)$|: not measured \(.+\)$')
+	if printf '%s\n' "$out" | grep -q "^comparisons, surand ($def0) against peers measured in this run" && [ "$nb" -eq 13 ] && [ "$nw" -eq 13 ]; then
+		pass tiny_run_comparisons
 	else
-		fail tiny_run_targets "want the targets heading and 13 target lines in words (PASS/MISS/not measured), got $nb lines, $nw in words"
+		fail tiny_run_comparisons "want the comparisons heading and 13 lines, each a ratio or not measured, got $nb lines, $nw worded"
+	fi
+	# the README's two claims; this run has no vDSO and one thread count: neither is judged as holding
+	cl=$(printf '%s\n' "$out" | claims_of)
+	if printf '%s\n' "$out" | grep -q '^claims of the README, on this machine' &&
+		[ "$(printf '%s\n' "$cl" | grep -c .)" -eq 2 ] && [ -z "$(printf '%s\n' "$cl" | claims_unworded)" ] &&
+		printf '%s\n' "$cl" | grep -q "^  faster than the kernel's own vDSO getrandom (.*): not measured (" &&
+		printf '%s\n' "$cl" | grep -Eq '^  scales with cores \(.*\): not (judged: .|measured \()'; then
+		pass tiny_run_claims
+	else
+		fail tiny_run_claims "want the claims heading and 2 claims in words: $(printf '%s' "$cl" | tr '\n' ';')"
+	fi
+	if [ -z "$(printf '%s\n' "$out" | graded_lines)" ]; then
+		pass tiny_run_no_grades
+	else
+		fail tiny_run_no_grades "$(printf '%s\n' "$out" | graded_lines | head -2 | tr '\n' ';')"
 	fi
 	if printf '%s\n' "$out" | grep -Eq '^  bare +scales: ' && printf '%s\n' "$out" | grep -Eq '^  getrandom +scales: '; then
 		pass tiny_run_scales
 	else
 		fail tiny_run_scales "no scales line per source"
 	fi
-	# on 2 CPUs or fewer no source gets a yes/no scaling verdict
+	# on 2 CPUs or fewer no source gets a yes/no scaling verdict, nor the claim
 	if [ "$(nproc)" -le 2 ]; then
 		if printf '%s\n' "$out" | grep -E '^  [a-z0-9-]+ +scales: ' | grep -qv 'cannot be judged on'; then
 			fail scales_not_judged_on_few_cpus "a verdict on $(nproc) CPUs: $(printf '%s\n' "$out" | grep 'scales: ' | head -2)"
+		elif ! printf '%s\n' "$cl" | grep -q "^  scales with cores (.*): not judged: $(nproc) CPUs\?$"; then
+			fail scales_not_judged_on_few_cpus "the claim is judged on $(nproc) CPUs: $(printf '%s\n' "$cl" | grep 'scales with cores')"
 		else
 			pass scales_not_judged_on_few_cpus
 		fi
@@ -161,7 +197,7 @@ else
 		fail tiny_run_csv "want a header and 2 good rows, got $rows"
 	fi
 	if command -v python3 >/dev/null; then
-		if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2 and len(d["targets"])==13 and all(r["calls_per_s"]>0 for r in d["results"])' "$tmp/b.json" 2>"$tmp/perr"; then
+		if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["results"])==2 and len(d["comparisons"])==13 and all(set(c)>={"what","ratio","peer"} for c in d["comparisons"]) and "targets" not in d and [c["claim"] for c in d["claims"]]==["faster than the kernel'"'"'s own vDSO getrandom","scales with cores"] and all(c["holds"] is None and isinstance(c["ratios"],list) for c in d["claims"]) and all(r["calls_per_s"]>0 for r in d["results"])' "$tmp/b.json" 2>"$tmp/perr"; then
 			pass tiny_run_json
 		else
 			fail tiny_run_json "$(tail -n 1 "$tmp/perr")"
@@ -307,17 +343,53 @@ else
 	else
 		fail quick_plan_cells "cells differ from the plan: $(diff "$tmp/want_cells" "$tmp/got_cells" | grep '^[<>]' | head -5 | tr '\n' ';')"
 	fi
-	nt=$(printf '%s\n' "$out" | sed -n '/^design targets/,/^$/p' | grep "^  surand ($def) .*target [<>]= " | grep -Ec ': (PASS|MISS)(, goal not reached)?  \(|: not measured \(')
-	if [ "$nt" -eq 13 ]; then pass quick_plan_targets; else fail quick_plan_targets "$nt of 13 design targets in words after --quick"; fi
-	# each small-draw target is there in plain words
-	for w in "vs the vDSO, 4-byte calls" "vs the vDSO, 16-byte calls" "surand_u32() vs Rust's thread_rng" \
+	ct=$(printf '%s\n' "$out" | comparisons_of | grep "^  surand ($def) ")
+	nt=$(printf '%s\n' "$ct" | grep -Ec ': [0-9.]+x the [A-Za-z].*  \(.*\)$|: not measured \(.+\)$')
+	if [ "$nt" -eq 13 ]; then pass quick_plan_comparisons; else fail quick_plan_comparisons "$nt of 13 comparisons worded after --quick"; fi
+	# a peer in the table gives its comparison a number: getrandom(2) and the bare body always are
+	for w in "vs getrandom(2), 16-byte calls, 1 thread" "vs the bare ChaCha20 body, 64 KiB calls, 1 thread"; do
+		if ! printf '%s\n' "$ct" | grep -F "$w" | grep -Eq ': [0-9.]+x the '; then fail quick_plan_comparison_ratios "no ratio for '$w': $(printf '%s\n' "$ct" | grep -F "$w")"; w=; break; fi
+	done
+	[ -n "$w" ] && pass quick_plan_comparison_ratios
+	# each small-draw comparison is there in plain words
+	for w in "vs the vDSO getrandom, 4-byte calls" "vs the vDSO getrandom, 16-byte calls" "surand_u32() vs Rust's thread_rng" \
 		"surand_u64() vs Rust's thread_rng" "vs Rust's thread_rng(), 16-byte" "surand_u64() vs surand_u32()" \
 		"surand_bytes() at 1..32 bytes" "surand_add_event() vs the vDSO" "vs OpenSSL's EVP ChaCha20, 64 KiB" \
-		"1 -> 2 threads, scaling vs the bare" "2 -> 64 threads"; do
-		if ! printf '%s\n' "$out" | grep -qF "$w"; then fail quick_plan_target_words "no target line with '$w'"; w=; break; fi
+		"1 -> 2 threads, its scaling vs the bare" "at 64 threads vs itself at 2 threads"; do
+		if ! printf '%s\n' "$ct" | grep -qF "$w"; then fail quick_plan_comparison_words "no comparison line with '$w'"; w=; break; fi
 	done
-	[ -n "$w" ] && pass quick_plan_target_words
-	# the peers of the small-draw targets: measured, or absent with the packages to install
+	[ -n "$w" ] && pass quick_plan_comparison_words
+	# the claims: "faster" is judged wherever the vDSO has a row, from the two ratios
+	cl=$(printf '%s\n' "$out" | claims_of)
+	fc=$(printf '%s\n' "$cl" | grep "^  faster than the kernel's own vDSO getrandom ")
+	if [ "$(printf '%s\n' "$cl" | grep -c .)" -ne 2 ] || [ -n "$(printf '%s\n' "$cl" | claims_unworded)" ]; then
+		fail quick_plan_claims "want 2 claims in words: $(printf '%s' "$cl" | tr '\n' ';')"
+	elif printf '%s\n' "$cells" | awk '{ print $1 }' | grep -qx vdso &&
+		! printf '%s\n' "$fc" | grep -Eq ': (holds|does not hold here) \([0-9.]+x, [0-9.]+x\)$'; then
+		fail quick_plan_claims "the vDSO was measured but the claim has no two ratios: $fc"
+	elif [ "$(nproc)" -le 2 ] && ! printf '%s\n' "$cl" | grep -q "^  scales with cores (.*): not judged: $(nproc) CPUs\?$"; then
+		fail quick_plan_claims "scaling judged on $(nproc) CPUs: $(printf '%s\n' "$cl" | grep 'scales with')"
+	elif [ "$(nproc)" -gt 2 ] && ! printf '%s\n' "$cl" | grep -Eq '^  scales with cores \(.*\): (holds|does not hold here) \([0-9.]+x at [0-9]+ threads'; then
+		fail quick_plan_claims "scaling not judged on $(nproc) CPUs: $(printf '%s\n' "$cl" | grep 'scales with')"
+	else
+		pass quick_plan_claims
+	fi
+	if [ -z "$(printf '%s\n' "$out" | graded_lines)" ]; then
+		pass quick_plan_no_grades
+	else
+		fail quick_plan_no_grades "$(printf '%s\n' "$out" | graded_lines | head -2 | tr '\n' ';')"
+	fi
+	# the words section (bench words): its comparisons against Rust's loop, the FFI call, the bare body
+	wl=$(printf '%s\n' "$out" | sed -n '/^comparisons of the inline path and the bulk calls with the peers of this run/,/^$/p' | grep '^  ')
+	nwl=$(printf '%s\n' "$wl" | grep -Ec ': [0-9.]+x the (time per draw|bytes/s)  \(|: not measured \(.+\)$')
+	if [ "$(printf '%s\n' "$wl" | grep -c .)" -eq 6 ] && [ "$nwl" -eq 6 ] &&
+		printf '%s\n' "$wl" | grep -Eq '^  surand_u32s\(\) vs the bare ChaCha20 body, 64 KiB per call: [0-9.]+x the bytes/s' &&
+		printf '%s\n' "$wl" | grep -q 'native Rust loop' && printf '%s\n' "$wl" | grep -q 'via FFI per call'; then
+		pass quick_plan_words_comparisons
+	else
+		fail quick_plan_words_comparisons "want 6 comparisons in words, got $nwl: $(printf '%s' "$wl" | head -2 | tr '\n' ';')"
+	fi
+	# the peers of the small-draw comparisons: measured, or absent with the packages to install
 	for src in rust-rand:'apt-get install cargo librust-rand-dev' libbsd:'apt-get install libbsd0'; do
 		name=${src%%:*} apt=${src#*:}
 		if printf '%s\n' "$cells" | awk '{ print $1 }' | grep -qx "$name"; then

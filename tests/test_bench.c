@@ -274,7 +274,7 @@ static void source_table_complete(void)
 		T_ASSERT(bench_find_system_source(s->name) == s);
 	}
 	T_ASSERT(n == 12);
-	/* the peers of the small-draw targets are in the table */
+	/* the peers of the small-draw comparisons are in the table */
 	T_ASSERT(bench_find_system_source("rust-rand") && bench_find_system_source("libbsd") &&
 		 bench_find_system_source("surand-bytes") && bench_find_system_source("arc4random"));
 	/* add-event has one call size; every other source any */
@@ -359,22 +359,28 @@ static void bytes_source_every_size(void)
 }
 
 /* ---- the report's words (tools/bench_verdict.c) -------------------------------- */
-static void target_verdicts(void)
+static void claim_verdicts(void)
 {
-	/* speed-ups: at or above need passes; the goal above it */
-	T_ASSERT(bench_target_verdict(3.99, 4, 0, 0) == BENCH_MISS);
-	T_ASSERT(bench_target_verdict(4.0, 4, 0, 0) == BENCH_PASS);
-	T_ASSERT(bench_target_verdict(5.0, 4, 6, 0) == BENCH_PASS_BELOW_GOAL);
-	T_ASSERT(bench_target_verdict(6.0, 4, 6, 0) == BENCH_PASS);
-	/* time ratios (at most): at or under need passes; the goal under it */
-	T_ASSERT(bench_target_verdict(2.01, 2, 1.5, 1) == BENCH_MISS);
-	T_ASSERT(bench_target_verdict(2.0, 2, 1.5, 1) == BENCH_PASS_BELOW_GOAL);
-	T_ASSERT(bench_target_verdict(1.5, 2, 1.5, 1) == BENCH_PASS);
-	T_ASSERT(bench_target_verdict(1.11, 1.10, 0, 1) == BENCH_MISS);
-	T_ASSERT(bench_target_verdict(0.8, 1.10, 0, 1) == BENCH_PASS);
-	/* no figure is no pass, either way */
-	T_ASSERT(bench_target_verdict(NAN, 2, 0, 1) == BENCH_MISS);
-	T_ASSERT(bench_target_verdict(NAN, 2, 0, 0) == BENCH_MISS);
+	const double one_above[1] = {1.01}, equal[1] = {1.0}, below[1] = {0.99}, none[1] = {NAN};
+	const double both[2] = {5.3, 4.1}, one_below[2] = {5.3, 0.9};
+	const double half[2] = {5.3, NAN}, below_half[2] = {NAN, 0.9};
+
+	/* "faster" is a ratio above 1: equal is not faster */
+	T_ASSERT(bench_claim_verdict(one_above, 1) == BENCH_HOLDS);
+	T_ASSERT(bench_claim_verdict(equal, 1) == BENCH_DOES_NOT_HOLD);
+	T_ASSERT(bench_claim_verdict(below, 1) == BENCH_DOES_NOT_HOLD);
+	/* no figure is no verdict, either way */
+	T_ASSERT(bench_claim_verdict(none, 1) == BENCH_NOT_MEASURED);
+	T_ASSERT(bench_claim_verdict(none, 0) == BENCH_NOT_MEASURED);
+	/* several ratios: every one above 1; one at or below 1 refutes, even beside a gap */
+	T_ASSERT(bench_claim_verdict(both, 2) == BENCH_HOLDS);
+	T_ASSERT(bench_claim_verdict(one_below, 2) == BENCH_DOES_NOT_HOLD);
+	T_ASSERT(bench_claim_verdict(half, 2) == BENCH_NOT_MEASURED);
+	T_ASSERT(bench_claim_verdict(below_half, 2) == BENCH_DOES_NOT_HOLD);
+	T_ASSERT(strcmp(bench_claim_words(BENCH_HOLDS), "holds") == 0);
+	T_ASSERT(strcmp(bench_claim_words(BENCH_DOES_NOT_HOLD), "does not hold here") == 0);
+	T_ASSERT(strcmp(bench_claim_words(BENCH_NOT_MEASURED), "not measured") == 0);
+	T_ASSERT(strcmp(bench_claim_words(BENCH_NOT_JUDGED), "not judged") == 0);
 }
 
 static void sweep_worst_step(void)
@@ -404,18 +410,20 @@ static void latency_below_resolution(void)
 	T_ASSERT_MSG(strcmp(b, "1056") == 0, "'%s'", b);
 }
 
-static void ratio_in_words(void)
+static void ratio_as_number(void)
 {
 	char b[48];
 
-	bench_ratio_words(b, sizeof(b), 36.2);
-	T_ASSERT_MSG(strcmp(b, "36x faster") == 0, "'%s'", b);
-	bench_ratio_words(b, sizeof(b), 3.92);
-	T_ASSERT_MSG(strcmp(b, "3.92x faster") == 0, "'%s'", b);
-	bench_ratio_words(b, sizeof(b), 0.8);
-	T_ASSERT_MSG(strcmp(b, "0.80x (1.25x slower)") == 0, "'%s'", b);
-	bench_ratio_words(b, sizeof(b), NAN);
-	T_ASSERT_MSG(strcmp(b, "no ratio") == 0, "'%s'", b);
+	bench_fmt_ratio(b, sizeof(b), 162.4);
+	T_ASSERT_MSG(strcmp(b, "162x") == 0, "'%s'", b);
+	bench_fmt_ratio(b, sizeof(b), 5.3);
+	T_ASSERT_MSG(strcmp(b, "5.30x") == 0, "'%s'", b);
+	bench_fmt_ratio(b, sizeof(b), 0.8);
+	T_ASSERT_MSG(strcmp(b, "0.80x") == 0, "'%s'", b);
+	bench_fmt_ratio(b, sizeof(b), NAN);
+	T_ASSERT_MSG(strcmp(b, "-") == 0, "'%s'", b);
+	bench_fmt_ratio(b, sizeof(b), 0);
+	T_ASSERT_MSG(strcmp(b, "-") == 0, "'%s'", b);
 }
 
 static void scaling_needs_three_cpus(void)
@@ -461,10 +469,10 @@ int main(int argc, char **argv)
 	T_RUN(rust_peer_absent_says_how);
 	T_RUN(add_event_source_runs);
 	T_RUN(bytes_source_every_size);
-	T_RUN(target_verdicts);
+	T_RUN(claim_verdicts);
 	T_RUN(sweep_worst_step);
 	T_RUN(latency_below_resolution);
-	T_RUN(ratio_in_words);
+	T_RUN(ratio_as_number);
 	T_RUN(scaling_needs_three_cpus);
 	T_RUN(busy_machine_warning);
 	return t_done();

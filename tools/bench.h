@@ -137,8 +137,9 @@ double bench_hist_percentile(const uint64_t *hist, uint64_t total, double p);
 /* A latency in ns for the table: "< R ns" below the clock's resolution R
  * (res_ns, at least 1), else the whole number of ns. */
 void bench_fmt_latency(char *buf, size_t n, double ns, double res_ns);
-/* A ratio a/b in words: "36x faster", "1.25x faster", "0.80x (1.25x slower)". */
-void bench_ratio_words(char *buf, size_t n, double ratio);
+/* A ratio a/b as a number: "5.30x" under 10, "162x" from 10, "-" when it is
+ * not a positive number. */
+void bench_fmt_ratio(char *buf, size_t n, double ratio);
 /* 1 when scaling over threads can be judged on ncpu CPUs (more than 2). */
 int bench_scaling_judgeable(unsigned ncpu);
 /* A warning for the top of the report when the machine was busy: the load
@@ -149,13 +150,16 @@ int bench_busy_warning(char *buf, size_t n, double load1, unsigned ncpu, unsigne
 		       unsigned measured, double share);
 
 /*
- * A design target's verdict: ratio against need (at_most: a time ratio that
- * must stay at or under need; else a speed-up that must reach it) and goal
- * (0: none).  BENCH_MISS, BENCH_PASS_BELOW_GOAL, or BENCH_PASS (goal met or
- * no goal); a ratio that is not a number misses.
+ * A claim of the README checked on the ratios of this run that bear on it
+ * (speed ratios, surand over the peer, NaN where a cell was not measured):
+ * BENCH_HOLDS when every ratio is above 1, BENCH_DOES_NOT_HOLD when one is
+ * at or below 1, else BENCH_NOT_MEASURED (a ratio missing, or none given).
+ * BENCH_NOT_JUDGED is the caller's: the run cannot show the claim at all.
  */
-enum { BENCH_MISS = 0, BENCH_PASS_BELOW_GOAL = 1, BENCH_PASS = 2 };
-int bench_target_verdict(double ratio, double need, double goal, int at_most);
+enum { BENCH_NOT_JUDGED = -2, BENCH_NOT_MEASURED = -1, BENCH_DOES_NOT_HOLD = 0, BENCH_HOLDS = 1 };
+int bench_claim_verdict(const double *ratios, size_t n);
+/* The verdict in words: "holds", "does not hold here", "not measured", "not judged". */
+const char *bench_claim_words(int verdict);
 /* The worst step of a size sweep: the largest ns[i] / ns[i + 1] over
  * i < n - 1, its i in *at; 0 when n < 2 or a figure is not positive. */
 double bench_worst_step(const double *ns, size_t n, size_t *at);

@@ -33,8 +33,6 @@
 #define SWEEP_MAX 32u
 #define SWEEP_PASSES 2u
 #define SWEEP_SECONDS 0.04
-/* a size of the sweep is "slower than the next larger" beyond this share (timing noise) */
-#define SWEEP_NOISE 0.03
 #define MAX_LIST 64
 #define MAX_ROUNDS 20
 
@@ -79,17 +77,29 @@ struct plan {
 	char command[1024];
 };
 
-struct target {
-	const char *what;   /* "vs the vDSO, 4-byte calls, 1 thread" (after the label) */
-	double need, goal;  /* goal 0: none */
+/* surand (the default backend) against a peer measured in the same run. */
+struct comparison {
+	const char *what;   /* after "surand (NAME) ": "vs getrandom(2), 16-byte calls, 1 thread" */
+	const char *peer;   /* the peer's source, as the table names it */
+	const char *of;     /* what the ratio is of: "the calls/s", "the time per call", ... */
 	double ratio;
-	int scaling;        /* the ratio is a scaling ratio, not a speed-up */
-	int at_most;        /* the ratio is a time ratio that must stay at or under need */
 	int have;
-	char detail[200];
+	char detail[400];   /* the two figures, or why the ratio is not measured */
 };
 
-#define NTARGETS 13
+#define NCOMPARISONS 13
+
+/* A claim of the README, checked on this run's figures. */
+struct claim {
+	const char *claim;  /* "faster than the kernel's own vDSO getrandom" */
+	const char *over;   /* the cells it is read on */
+	int verdict;        /* BENCH_HOLDS, BENCH_DOES_NOT_HOLD, BENCH_NOT_MEASURED, BENCH_NOT_JUDGED */
+	double ratios[2];   /* NaN: not measured */
+	unsigned nratios;
+	char detail[400];   /* why not measured or not judged; or what the ratios are */
+};
+
+#define NCLAIMS 2
 
 struct scale {
 	int have, yes;
@@ -107,7 +117,10 @@ struct machine {
 int few_calls(const struct bench_result *x, unsigned threads);
 const struct bench_result *result_of(struct plan *p, const char *name, size_t size,
 					    unsigned threads);
-void compute_targets(struct plan *p, struct target *targets);
+/* The comparisons of the report (NCOMPARISONS), then the README's claims
+ * checked on them and on the default backend's scaling (NCLAIMS). */
+void compute_comparisons(struct plan *p, struct comparison *cmp);
+void compute_claims(struct plan *p, const struct comparison *cmp, struct claim *claims);
 int threads_index(const struct plan *p, unsigned t);
 void order_runs(struct plan *p);
 int split_list(const char *s, char items[][48], unsigned max, unsigned *n,
@@ -125,9 +138,6 @@ unsigned planned_cells(const struct plan *p, unsigned ri);
  * lists (--sources, --sizes, --threads) measure every cell but a fixed-size
  * source's other sizes. */
 void plan_cells(struct plan *p, int default_plan, int quick, int explicit_seconds);
-/* 1 when target b is met (at_most: ratio <= need; else ratio >= need). */
-int target_met(const struct target *b);
-int target_goal_met(const struct target *b);
 extern int usage_failed; /* set by the first usage_error */
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -142,11 +152,13 @@ int run_all(struct plan *p);
 void fmt_bytes(char *b, size_t n, size_t v);
 void machine_info(struct machine *m);
 const char *kind_name(const struct run *r);
-void print_report(struct plan *p, const struct machine *m, const struct target *targets);
+void print_report(struct plan *p, const struct machine *m, const struct comparison *cmp,
+		  const struct claim *claims);
 
 /* bench_export.c */
 void csv_write(FILE *f, struct plan *p);
-void json_write(FILE *f, struct plan *p, const struct machine *m, const struct target *targets);
+void json_write(FILE *f, struct plan *p, const struct machine *m, const struct comparison *cmp,
+		const struct claim *claims);
 
 /* bench_plot.c */
 int have_program(const char *name, char *path, size_t n);

@@ -85,7 +85,59 @@ static void json_num(FILE *f, double v)
 		fputs("null", f);
 }
 
-void json_write(FILE *f, struct plan *p, const struct machine *m, const struct target *targets)
+/* "comparisons": surand against each peer of the run, a ratio or null. */
+static void json_comparisons(FILE *f, const struct plan *p, const struct comparison *cmp)
+{
+	char what[320];
+
+	fprintf(f, "\n  ],\n  \"comparisons\": [");
+	for (int i = 0; i < NCOMPARISONS; i++) {
+		snprintf(what, sizeof(what), "surand (%s) %s", p->backends[0], cmp[i].what);
+		fprintf(f, "%s\n    {\"what\": ", i ? "," : "");
+		json_str(f, what);
+		fprintf(f, ", \"peer\": ");
+		json_str(f, cmp[i].peer);
+		fprintf(f, ", \"ratio\": ");
+		json_num(f, cmp[i].have ? cmp[i].ratio : NAN);
+		fprintf(f, ", \"of\": ");
+		json_str(f, cmp[i].of);
+		fprintf(f, ", \"detail\": ");
+		json_str(f, cmp[i].detail);
+		fprintf(f, "}");
+	}
+}
+
+/* "claims": the README's claims, holds true / false, or null (not measured, not judged). */
+static void json_claims(FILE *f, const struct claim *claims)
+{
+	fprintf(f, "\n  ],\n  \"claims\": [");
+	for (int i = 0; i < NCLAIMS; i++) {
+		const struct claim *c = &claims[i];
+		const char *detail = c->detail;
+
+		while (*detail == ';' || *detail == ' ')
+			detail++;
+		fprintf(f, "%s\n    {\"claim\": ", i ? "," : "");
+		json_str(f, c->claim);
+		fprintf(f, ", \"over\": ");
+		json_str(f, c->over);
+		fprintf(f, ", \"holds\": %s, \"verdict\": ",
+			c->verdict == BENCH_HOLDS ? "true"
+			: c->verdict == BENCH_DOES_NOT_HOLD ? "false" : "null");
+		json_str(f, bench_claim_words(c->verdict));
+		fprintf(f, ", \"ratios\": [");
+		for (unsigned k = 0; k < c->nratios; k++) {
+			fprintf(f, "%s", k ? ", " : "");
+			json_num(f, c->ratios[k]);
+		}
+		fprintf(f, "], \"detail\": ");
+		json_str(f, detail);
+		fprintf(f, "}");
+	}
+}
+
+void json_write(FILE *f, struct plan *p, const struct machine *m, const struct comparison *cmp,
+		const struct claim *claims)
 {
 	fprintf(f, "{\n  \"machine\": {\"kernel\": ");
 	json_str(f, m->kernel);
@@ -154,23 +206,8 @@ void json_write(FILE *f, struct plan *p, const struct machine *m, const struct t
 					few_calls(x, p->threads[ti]) ? "true" : "false");
 			}
 	}
-	fprintf(f, "\n  ],\n  \"targets\": [");
-	for (int i = 0; i < NTARGETS; i++) {
-		fprintf(f, "%s\n    {\"target\": ", i ? "," : "");
-		json_str(f, targets[i].what);
-		fprintf(f, ", \"compare\": \"%s\", \"need\": %g, \"goal\": ",
-			targets[i].at_most ? "at_most" : "at_least", targets[i].need);
-		if (targets[i].goal > 0)
-			fprintf(f, "%g", targets[i].goal);
-		else
-			fputs("null", f);
-		fprintf(f, ", \"ratio\": ");
-		json_num(f, targets[i].have ? targets[i].ratio : NAN);
-		fprintf(f, ", \"pass\": %s, \"detail\": ",
-			!targets[i].have ? "null" : target_met(&targets[i]) ? "true" : "false");
-		json_str(f, targets[i].detail);
-		fprintf(f, "}");
-	}
+	json_comparisons(f, p, cmp);
+	json_claims(f, claims);
 	fprintf(f, "\n  ],\n  \"scales\": [");
 	first = 1;
 	for (unsigned ri = 0; ri < p->nruns; ri++) {

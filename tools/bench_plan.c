@@ -1,6 +1,7 @@
 /*
  * bench_plan.c - `surand bench`, planning: the option lists, the plan of sources x sizes x threads, and
- * reading the results (the design targets and the scaling verdicts).
+ * reading the results (the comparisons with the peers, the README's claims checked, and the
+ * scaling verdicts).
  * SPDX-License-Identifier: MIT
  */
 #include <ctype.h>
@@ -189,9 +190,9 @@ static int in_list(size_t v, const size_t *list, size_t n)
 
 /*
  * The default plan measures each source where the report reads it: every
- * source at the main sizes on 1 thread (the ratios of the design targets);
+ * source at the main sizes on 1 thread (the ratios of the comparisons);
  * the default backend at every thread count (scaling); the bare body at 1
- * and 2 threads in --quick (the 1 -> 2 target), at all of them in the full
+ * and 2 threads in --quick (the 1 -> 2 comparison), at all of them in the full
  * run, like the other sources; surand_bytes() at 1..SWEEP_MAX bytes on one
  * thread (the small-size sweep).
  */
@@ -315,48 +316,67 @@ const struct bench_result *result_of(struct plan *p, const char *name, size_t si
 	return c->have && c->ok ? &c->r : NULL;
 }
 
-/* A design target of the project, judged on this run's ratios. */
-static void target_ratio(struct plan *p, struct target *b, const char *a, const char *ref, size_t size,
-		      int by_bytes)
+/* Why cell (name, size, threads) has no figure, in words. */
+static void missing_why(struct plan *p, char *buf, size_t n, const char *name, size_t size,
+			unsigned threads)
+{
+	int ri = find_run(p, name), si = size_index(p, size), ti = threads_index(p, threads);
+	char sz[32];
+
+	fmt_bytes(sz, sizeof(sz), size);
+	if (ri < 0)
+		snprintf(buf, n, "%s is not in this run", name);
+	else if (p->runs[ri].absent)
+		snprintf(buf, n, "%s is absent: %s", name, p->runs[ri].why);
+	else if (si >= 0 && ti >= 0 && cell_at(p, (unsigned)ri, (unsigned)si, (unsigned)ti)->have)
+		snprintf(buf, n, "%s failed at %s, %u thread%s", name, sz, threads,
+			 threads == 1 ? "" : "s");
+	else
+		snprintf(buf, n, "%s not measured at %s, %u thread%s", name, sz, threads,
+			 threads == 1 ? "" : "s");
+}
+
+/* Calls/s (by_bytes: MB/s) of a over ref, both at size on 1 thread. */
+static void compare_speed(struct plan *p, struct comparison *c, const char *a, const char *ref,
+			  size_t size, int by_bytes)
 {
 	const struct bench_result *x = result_of(p, a, size, 1), *y = result_of(p, ref, size, 1);
-	char sz[32];
-	fmt_bytes(sz, sizeof(sz), size);
+
 	if (!x || !y) {
-		snprintf(b->detail, sizeof(b->detail), "n/a: %s not measured at %s, 1 thread",
-			 !x ? a : ref, sz);
+		missing_why(p, c->detail, sizeof(c->detail), !x ? a : ref, size, 1);
 		return;
 	}
-	b->have = 1;
-	b->ratio = by_bytes ? x->mb_per_s / y->mb_per_s : x->calls_per_s / y->calls_per_s;
+	c->have = 1;
+	c->ratio = by_bytes ? x->mb_per_s / y->mb_per_s : x->calls_per_s / y->calls_per_s;
 	if (by_bytes)
-		snprintf(b->detail, sizeof(b->detail), "%s %.0f MB/s, %s %.0f MB/s", a, x->mb_per_s,
+		snprintf(c->detail, sizeof(c->detail), "%s %.0f MB/s, %s %.0f MB/s", a, x->mb_per_s,
 			 ref, y->mb_per_s);
 	else
-		snprintf(b->detail, sizeof(b->detail), "%s %.1f ns/call, %s %.1f ns/call", a,
+		snprintf(c->detail, sizeof(c->detail), "%s %.1f ns/call, %s %.1f ns/call", a,
 			 x->ns_per_call_thread, ref, y->ns_per_call_thread);
 }
 
 /* The worst size of an aggregate ratio a(t1)/a(t0) [ / ref(t1)/ref(t0) ]. */
-static void target_scaling(struct plan *p, struct target *b, const char *a, const char *ref,
-			unsigned t0, unsigned t1)
+static void compare_scaling(struct plan *p, struct comparison *c, const char *a, const char *ref,
+			    unsigned t0, unsigned t1)
 {
 	int found = 0;
-	double worst = 0;
+	double worst = 0, wa = 0, wr = 0;
 	size_t worst_size = 0;
-	double wa = 0, wr = 0;
+	char sz[32];
+
 	for (unsigned si = 0; si < p->nsizes; si++) {
 		size_t s = p->sizes[si];
 		const struct bench_result *x0 = result_of(p, a, s, t0), *x1 = result_of(p, a, s, t1);
 		const struct bench_result *r0 = ref ? result_of(p, ref, s, t0) : NULL;
 		const struct bench_result *r1 = ref ? result_of(p, ref, s, t1) : NULL;
+
 		if (!x0 || !x1 || (ref && (!r0 || !r1)))
 			continue;
 		double sa = x1->calls_per_s / x0->calls_per_s;
 		double sr = ref ? r1->calls_per_s / r0->calls_per_s : 1.0;
-		double v = sa / sr;
-		if (!found || v < worst) {
-			worst = v;
+		if (!found || sa / sr < worst) {
+			worst = sa / sr;
 			worst_size = s;
 			wa = sa;
 			wr = sr;
@@ -364,53 +384,38 @@ static void target_scaling(struct plan *p, struct target *b, const char *a, cons
 		found = 1;
 	}
 	if (!found) {
-		snprintf(b->detail, sizeof(b->detail), "n/a: needs %s%s%s at %u and %u threads", a,
-			 ref ? " and " : "", ref ? ref : "", t0, t1);
+		snprintf(c->detail, sizeof(c->detail), "needs %s%s%s at one size at %u and %u threads",
+			 a, ref ? " and " : "", ref ? ref : "", t0, t1);
 		return;
 	}
-	char sz[32];
 	fmt_bytes(sz, sizeof(sz), worst_size);
-	b->have = 1;
-	b->ratio = worst;
+	c->have = 1;
+	c->ratio = worst;
 	if (ref)
-		snprintf(b->detail, sizeof(b->detail), "worst size %s: %s %.2fx, %s %.2fx", sz, a, wa,
+		snprintf(c->detail, sizeof(c->detail), "worst size %s: %s %.2fx, %s %.2fx", sz, a, wa,
 			 ref, wr);
 	else
-		snprintf(b->detail, sizeof(b->detail), "worst size %s", sz);
-}
-
-int target_met(const struct target *b)
-{
-	return b->have && bench_target_verdict(b->ratio, b->need, b->goal, b->at_most) != BENCH_MISS;
-}
-
-int target_goal_met(const struct target *b)
-{
-	return b->have && bench_target_verdict(b->ratio, b->need, b->goal, b->at_most) == BENCH_PASS;
+		snprintf(c->detail, sizeof(c->detail), "worst size %s", sz);
 }
 
 /* A time ratio: ns per call of a at size_a over ref at size_ref, 1 thread. */
-static void target_time(struct plan *p, struct target *b, const char *a, size_t size_a,
-			const char *ref, size_t size_ref, const char *la, const char *lr)
+static void compare_time(struct plan *p, struct comparison *c, const char *a, size_t size_a,
+			 const char *ref, size_t size_ref, const char *la, const char *lr)
 {
 	const struct bench_result *x = result_of(p, a, size_a, 1), *y = result_of(p, ref, size_ref, 1);
-	char sa[32], sr[32];
 
-	fmt_bytes(sa, sizeof(sa), size_a);
-	fmt_bytes(sr, sizeof(sr), size_ref);
 	if (!x || !y) {
-		snprintf(b->detail, sizeof(b->detail), "n/a: %s not measured at %s, 1 thread",
-			 !x ? a : ref, !x ? sa : sr);
+		missing_why(p, c->detail, sizeof(c->detail), !x ? a : ref, !x ? size_a : size_ref, 1);
 		return;
 	}
-	b->have = 1;
-	b->ratio = x->ns_per_call_thread / y->ns_per_call_thread;
-	snprintf(b->detail, sizeof(b->detail), "%s %.1f ns/call, %s %.1f ns/call", la,
+	c->have = 1;
+	c->ratio = x->ns_per_call_thread / y->ns_per_call_thread;
+	snprintf(c->detail, sizeof(c->detail), "%s %.1f ns/call, %s %.1f ns/call", la,
 		 x->ns_per_call_thread, lr, y->ns_per_call_thread);
 }
 
 /* The small-size sweep: the worst time ratio of size s over size s + 1, 1..SWEEP_MAX. */
-static void target_sweep(struct plan *p, struct target *b, const char *a)
+static void compare_sweep(struct plan *p, struct comparison *c, const char *a)
 {
 	double ns[SWEEP_MAX];
 	size_t at;
@@ -419,63 +424,117 @@ static void target_sweep(struct plan *p, struct target *b, const char *a)
 		const struct bench_result *x = result_of(p, a, s, 1);
 
 		if (!x) {
-			snprintf(b->detail, sizeof(b->detail), "n/a: %s not measured at %zu B, 1 thread",
-				 a, s);
+			missing_why(p, c->detail, sizeof(c->detail), a, s, 1);
 			return;
 		}
 		ns[s - 1] = x->ns_per_call_thread;
 	}
-	b->ratio = bench_worst_step(ns, SWEEP_MAX, &at);
-	b->have = b->ratio > 0;
-	snprintf(b->detail, sizeof(b->detail),
-		 "worst pair %zu B %.1f ns/call vs %zu B %.1f ns/call; %.0f%% allowed for timing noise",
-		 at + 1, ns[at], at + 2, ns[at + 1], SWEEP_NOISE * 100);
+	c->ratio = bench_worst_step(ns, SWEEP_MAX, &at);
+	c->have = c->ratio > 0;
+	snprintf(c->detail, sizeof(c->detail), "worst pair %zu B %.1f ns/call vs %zu B %.1f ns/call",
+		 at + 1, ns[at], at + 2, ns[at + 1]);
 }
 
-void compute_targets(struct plan *p, struct target *targets)
+/* A comparison's words: what it compares, the peer, what the ratio is of. */
+#define CMP(what_, peer_, of_) ((struct comparison){.what = (what_), .peer = (peer_), .of = (of_)})
+
+void compute_comparisons(struct plan *p, struct comparison *cmp)
 {
 	const char *def = p->backends[0];
-	memset(targets, 0, sizeof(*targets) * NTARGETS);
-	targets[0] = (struct target){.what = "vs the vDSO, 4-byte calls (surand_u32), 1 thread", .need = 4};
-	target_ratio(p, &targets[0], def, "vdso", 4, 0);
-	targets[1] = (struct target){.what = "vs the vDSO, 16-byte calls, 1 thread", .need = 6};
-	target_ratio(p, &targets[1], def, "vdso", 16, 0);
-	targets[2] = (struct target){.what = "vs getrandom(2), 16-byte calls, 1 thread", .need = 40};
-	target_ratio(p, &targets[2], def, "getrandom", 16, 0);
-	targets[3] = (struct target){.what = "vs the bare ChaCha20 body, 64 KiB calls, MB/s, 1 thread",
-			       .need = 0.9};
-	target_ratio(p, &targets[3], def, "bare", 65536, 1);
-	targets[4] = (struct target){.what = "vs OpenSSL's EVP ChaCha20, 64 KiB calls, MB/s, 1 thread",
-				     .need = 1.0};
-	target_ratio(p, &targets[4], def, "openssl-chacha", 65536, 1);
-	targets[5] = (struct target){.what = "1 -> 2 threads, scaling vs the bare body's", .scaling = 1,
-			       .need = 0.95};
-	target_scaling(p, &targets[5], def, "bare", 1, 2);
-	targets[6] = (struct target){.what = "2 -> 64 threads, aggregate calls/s kept", .scaling = 1,
-			       .need = 0.9};
-	target_scaling(p, &targets[6], def, NULL, 2, 64);
-	targets[7] = (struct target){.what = "surand_u32() vs Rust's thread_rng().next_u32(), time "
-					     "per call, 1 thread",
-				     .at_most = 1, .need = 2, .goal = 1.5};
-	target_time(p, &targets[7], def, 4, "rust-rand", 4, "surand_u32", "rust-rand");
-	targets[8] = (struct target){.what = "surand_u64() vs Rust's thread_rng().next_u64(), time "
-					     "per call, 1 thread",
-				     .at_most = 1, .need = 2, .goal = 1.5};
-	target_time(p, &targets[8], def, 8, "rust-rand", 8, "surand_u64", "rust-rand");
-	targets[9] = (struct target){.what = "vs Rust's thread_rng(), 16-byte calls, 1 thread",
-				     .need = 1.3};
-	target_ratio(p, &targets[9], def, "rust-rand", 16, 0);
-	targets[10] = (struct target){.what = "surand_u64() vs surand_u32(), time per call, 1 thread",
-				      .at_most = 1, .need = 1.10};
-	target_time(p, &targets[10], def, 8, def, 4, "surand_u64", "surand_u32");
-	targets[11] = (struct target){.what = "surand_bytes() at 1..32 bytes, each size vs the next "
-					      "larger, time per call, 1 thread",
-				      .at_most = 1, .need = 1 + SWEEP_NOISE};
-	target_sweep(p, &targets[11], "surand-bytes");
-	targets[12] = (struct target){.what = "surand_add_event() vs the vDSO's 4-byte call, time per "
-					      "call, 1 thread",
-				      .at_most = 1, .need = 1.0};
-	target_time(p, &targets[12], "add-event", 4, "vdso", 4, "surand_add_event", "vdso");
+	static const char calls[] = "the calls/s", mbs[] = "the MB/s", tpc[] = "the time per call";
+
+	memset(cmp, 0, sizeof(*cmp) * NCOMPARISONS);
+	cmp[0] = CMP("vs the vDSO getrandom, 4-byte calls (surand_u32), 1 thread",
+		     "vdso", calls);
+	compare_speed(p, &cmp[0], def, "vdso", 4, 0);
+	cmp[1] = CMP("vs the vDSO getrandom, 16-byte calls, 1 thread", "vdso", calls);
+	compare_speed(p, &cmp[1], def, "vdso", 16, 0);
+	cmp[2] = CMP("vs getrandom(2), 16-byte calls, 1 thread", "getrandom", calls);
+	compare_speed(p, &cmp[2], def, "getrandom", 16, 0);
+	cmp[3] = CMP("vs the bare ChaCha20 body, 64 KiB calls, 1 thread", "bare", mbs);
+	compare_speed(p, &cmp[3], def, "bare", 65536, 1);
+	cmp[4] = CMP("vs OpenSSL's EVP ChaCha20, 64 KiB calls, 1 thread",
+		     "openssl-chacha", mbs);
+	compare_speed(p, &cmp[4], def, "openssl-chacha", 65536, 1);
+	cmp[5] = CMP("1 -> 2 threads, its scaling vs the bare body's", "bare",
+		     "the bare body's scaling");
+	compare_scaling(p, &cmp[5], def, "bare", 1, 2);
+	cmp[6] = CMP("at 64 threads vs itself at 2 threads", def,
+		     "the aggregate calls/s");
+	compare_scaling(p, &cmp[6], def, NULL, 2, 64);
+	cmp[7] = CMP("surand_u32() vs Rust's thread_rng().next_u32(), 1 thread",
+		     "rust-rand", tpc);
+	compare_time(p, &cmp[7], def, 4, "rust-rand", 4, "surand_u32", "rust-rand");
+	cmp[8] = CMP("surand_u64() vs Rust's thread_rng().next_u64(), 1 thread",
+		     "rust-rand", tpc);
+	compare_time(p, &cmp[8], def, 8, "rust-rand", 8, "surand_u64", "rust-rand");
+	cmp[9] = CMP("vs Rust's thread_rng(), 16-byte calls, 1 thread", "rust-rand",
+		     calls);
+	compare_speed(p, &cmp[9], def, "rust-rand", 16, 0);
+	cmp[10] = CMP("surand_u64() vs surand_u32(), 1 thread", def, tpc);
+	compare_time(p, &cmp[10], def, 8, def, 4, "surand_u64", "surand_u32");
+	cmp[11] = CMP("surand_bytes() at 1..32 bytes, the worst size vs the next "
+		      "larger, 1 thread", "surand-bytes", tpc);
+	compare_sweep(p, &cmp[11], "surand-bytes");
+	cmp[12] = CMP("surand_add_event() vs the vDSO getrandom's 4-byte call, "
+		      "1 thread", "vdso", tpc);
+	compare_time(p, &cmp[12], "add-event", 4, "vdso", 4, "surand_add_event", "vdso");
+}
+
+/* "faster than the kernel's own vDSO getrandom": comparisons 0 and 1 above 1x. */
+static void claim_faster(const struct comparison *cmp, struct claim *c)
+{
+	*c = (struct claim){.claim = "faster than the kernel's own vDSO getrandom",
+			    .over = "4-byte and 16-byte calls, 1 thread, calls/s", .nratios = 2};
+	for (unsigned i = 0; i < 2; i++)
+		c->ratios[i] = cmp[i].have ? cmp[i].ratio : NAN;
+	c->verdict = bench_claim_verdict(c->ratios, c->nratios);
+	/* the report prints the detail after the ratios, or alone when not measured */
+	for (unsigned i = 0; i < 2; i++)
+		if (!cmp[i].have) {
+			snprintf(c->detail, sizeof(c->detail), "%s%.380s",
+				 c->verdict == BENCH_NOT_MEASURED ? "" : "; ", cmp[i].detail);
+			break;
+		}
+}
+
+/* "scales with cores": the default backend's aggregate calls/s, nproc threads vs 1. */
+static void claim_scales(struct plan *p, struct claim *c)
+{
+	int ri = find_run(p, p->backends[0]);
+	struct scale sc;
+	char sz[32];
+
+	*c = (struct claim){.claim = "scales with cores",
+			    .over = "aggregate calls/s at up to nproc threads vs 1 thread, worst size",
+			    .verdict = BENCH_NOT_JUDGED, .ratios = {NAN}, .nratios = 1};
+	if (!bench_scaling_judgeable(p->ncpu)) {
+		snprintf(c->detail, sizeof(c->detail), "%u CPU%s", p->ncpu, p->ncpu == 1 ? "" : "s");
+		return;
+	}
+	if (ri < 0 || p->runs[ri].absent) {
+		c->verdict = BENCH_NOT_MEASURED;
+		missing_why(p, c->detail, sizeof(c->detail), p->backends[0], p->sizes[0], 1);
+		return;
+	}
+	compute_scale(p, &p->runs[ri], &sc);
+	if (!sc.have) {
+		snprintf(c->detail, sizeof(c->detail), "%s",
+			 strncmp(sc.why, "n/a: ", 5) == 0 ? sc.why + 5 : sc.why);
+		return;
+	}
+	fmt_bytes(sz, sizeof(sz), sc.size);
+	c->ratios[0] = sc.ratio;
+	c->verdict = sc.yes ? BENCH_HOLDS : BENCH_DOES_NOT_HOLD;
+	snprintf(c->detail, sizeof(c->detail), " at %u threads vs 1, worst size %s, %.0f%% of linear; "
+		 "counted as scaling from %.0f%%", sc.threads, sz, sc.eff * 100,
+		 SCALES_EFFICIENCY * 100);
+}
+
+void compute_claims(struct plan *p, const struct comparison *cmp, struct claim *claims)
+{
+	claim_faster(cmp, &claims[0]);
+	claim_scales(p, &claims[1]);
 }
 
 /* Aggregate calls/s at nproc threads (or the most threads <= nproc measured) vs 1. */

@@ -1,6 +1,6 @@
 /*
  * bench_report.c - `surand bench`, the text report on stdout: machine, sources, the table, notes, the
- * design targets in words and the scaling verdicts.
+ * comparisons with the peers of the run, the README's claims checked, and the scaling verdicts.
  * SPDX-License-Identifier: MIT
  */
 #include <ctype.h>
@@ -115,33 +115,31 @@ const char *kind_name(const struct run *r)
 	return "?";
 }
 
-void print_report(struct plan *p, const struct machine *m, const struct target *targets)
+/* A loaded machine is said first: every figure below depends on it. */
+static void print_busy_warning(struct plan *p)
 {
-	int w = 6;
-	char sz[32];
+	unsigned st = 0, me = 0;
+	char warn[400];
 
-	for (unsigned i = 0; i < p->nruns; i++)
-		if ((int)strlen(p->runs[i].name) + (p->runs[i].is_default_backend ? 1 : 0) > w)
-			w = (int)strlen(p->runs[i].name) + (p->runs[i].is_default_backend ? 1 : 0);
+	for (unsigned ri = 0; ri < p->nruns; ri++)
+		for (unsigned si = 0; !p->runs[ri].absent && si < p->nsizes; si++)
+			for (unsigned ti = 0; ti < p->nthreads; ti++) {
+				struct cellres *c = cell_at(p, ri, si, ti);
 
-	{
-		/* a loaded machine is said first: every figure below depends on it */
-		unsigned st = 0, me = 0;
-		char warn[400];
+				if (!c->have || c->r.error[0])
+					continue;
+				me++;
+				st += c->r.cpu_share < BUSY_CPU_SHARE;
+			}
+	if (bench_busy_warning(warn, sizeof(warn), p->load1, p->ncpu, st, me, BUSY_CPU_SHARE))
+		printf("%s\n\n", warn);
+}
 
-		for (unsigned ri = 0; ri < p->nruns; ri++)
-			for (unsigned si = 0; !p->runs[ri].absent && si < p->nsizes; si++)
-				for (unsigned ti = 0; ti < p->nthreads; ti++) {
-					struct cellres *c = cell_at(p, ri, si, ti);
+/* The machine, the command, how the cells were measured, the sources. */
+static void print_header(struct plan *p, const struct machine *m, int w)
+{
+	int any_absent = 0;
 
-					if (!c->have || c->r.error[0])
-						continue;
-					me++;
-					st += c->r.cpu_share < BUSY_CPU_SHARE;
-				}
-		if (bench_busy_warning(warn, sizeof(warn), p->load1, p->ncpu, st, me, BUSY_CPU_SHARE))
-			printf("%s\n\n", warn);
-	}
 	printf("surand bench: %s; %s; %u CPUs; glibc %s; ChaCha20 body %s\n", m->kernel, m->cpu,
 	       p->ncpu, m->glibc, m->chacha);
 	printf("command: %s\n", p->command);
@@ -169,7 +167,6 @@ void print_report(struct plan *p, const struct machine *m, const struct target *
 			continue;
 		printf("  %-*s %s\n", w, r->name, r->desc[0] ? r->desc : "(no description)");
 	}
-	int any_absent = 0;
 	for (unsigned i = 0; i < p->nruns; i++)
 		any_absent |= p->runs[i].absent;
 	if (any_absent) {
@@ -178,10 +175,45 @@ void print_report(struct plan *p, const struct machine *m, const struct target *
 			if (p->runs[i].absent)
 				printf("  %-*s %s\n", w, p->runs[i].name, p->runs[i].why);
 	}
+}
+
+/* One measured cell as a table row; returns 1 when it made few calls. */
+static int print_cell(const char *name, int w, const char *sz, unsigned threads,
+		      const struct bench_result *x)
+{
+	char cps[24], mbs[24], ns[24], a[24], b[24], d[24], chk[48];
+	int few = few_calls(x, threads);
+
+	fmt_rate(cps, sizeof(cps), x->calls_per_s);
+	fmt_num(mbs, sizeof(mbs), x->mb_per_s, 1);
+	fmt_num(ns, sizeof(ns), x->ns_per_call_thread, x->ns_per_call_thread < 1e5 ? 1 : 0);
+	bench_fmt_latency(a, sizeof(a), x->p50_ns, clock_res_ns());
+	bench_fmt_latency(b, sizeof(b), x->p99_ns, clock_res_ns());
+	bench_fmt_latency(d, sizeof(d), x->p999_ns, clock_res_ns());
+	if (x->errors)
+		snprintf(chk, sizeof(chk), "FAILED %llu calls", (unsigned long long)x->errors);
+	else if (!x->check_ok)
+		snprintf(chk, sizeof(chk), "BAD: buffer not written");
+	else
+		snprintf(chk, sizeof(chk), "ok");
+	if (few) {
+		size_t l = strlen(chk);
+		snprintf(chk + l, sizeof(chk) - l, ", few calls");
+	}
+	printf("%-*s %9s %7u %10s %10s %11s %9s %9s %9s %5.0f  %s\n", w, name, sz, threads, cps,
+	       mbs, ns, a, b, d, x->cpu_share * 100, chk);
+	return few;
+}
+
+/* The table of every planned cell, then the notes on starved and few-call cells. */
+static void print_table(struct plan *p, int w)
+{
+	unsigned starved = 0, measured = 0, few = 0;
+	char sz[32];
+
 	printf("\n%-*s %9s %7s %10s %10s %11s %9s %9s %9s %5s  %s\n", w, "source", "size",
 	       "threads", "calls/s", "MB/s", "ns/call/thr", "p50 ns", "p99 ns", "p99.9 ns", "cpu%",
 	       "check");
-	unsigned starved = 0, measured = 0, few = 0;
 	for (unsigned ri = 0; ri < p->nruns; ri++) {
 		const struct run *r = &p->runs[ri];
 		char name[64];
@@ -199,29 +231,7 @@ void print_report(struct plan *p, const struct machine *m, const struct target *
 					       c->r.error);
 					continue;
 				}
-				char cps[24], mbs[24], ns[24], a[24], b[24], d[24], chk[48];
-				fmt_rate(cps, sizeof(cps), c->r.calls_per_s);
-				fmt_num(mbs, sizeof(mbs), c->r.mb_per_s, 1);
-				fmt_num(ns, sizeof(ns), c->r.ns_per_call_thread,
-					c->r.ns_per_call_thread < 1e5 ? 1 : 0);
-				bench_fmt_latency(a, sizeof(a), c->r.p50_ns, clock_res_ns());
-				bench_fmt_latency(b, sizeof(b), c->r.p99_ns, clock_res_ns());
-				bench_fmt_latency(d, sizeof(d), c->r.p999_ns, clock_res_ns());
-				if (c->r.errors)
-					snprintf(chk, sizeof(chk), "FAILED %llu calls",
-						 (unsigned long long)c->r.errors);
-				else if (!c->r.check_ok)
-					snprintf(chk, sizeof(chk), "BAD: buffer not written");
-				else
-					snprintf(chk, sizeof(chk), "ok");
-				if (few_calls(&c->r, p->threads[ti])) {
-					size_t l = strlen(chk);
-					snprintf(chk + l, sizeof(chk) - l, ", few calls");
-					few++;
-				}
-				printf("%-*s %9s %7u %10s %10s %11s %9s %9s %9s %5.0f  %s\n", w, name,
-				       sz, p->threads[ti], cps, mbs, ns, a, b, d,
-				       c->r.cpu_share * 100, chk);
+				few += (unsigned)print_cell(name, w, sz, p->threads[ti], &c->r);
 				measured++;
 				starved += c->r.cpu_share < BUSY_CPU_SHARE;
 			}
@@ -229,7 +239,6 @@ void print_report(struct plan *p, const struct machine *m, const struct target *
 		if (r->failed && r->fail[0])
 			printf("%-*s  FAILED: %s\n", w, name, r->fail);
 	}
-
 	if (starved)
 		printf("note: %u of %u cells got under %.0f%% of the CPU time they asked for (cpu%%): "
 		       "other work on this machine; their rates understate the sources\n",
@@ -239,51 +248,81 @@ void print_report(struct plan *p, const struct machine *m, const struct target *
 		       "each thread's count can be one call off at each edge of the window, so the "
 		       "edges dominate their rates; a longer --seconds measures them\n",
 		       few, measured, FEW_CALLS_PER_THREAD);
+}
 
-	printf("\ndesign targets, surand (%s) against peers measured in this run "
-	       "(PASS: met, MISS: not met):\n", p->backends[0]);
-	for (int i = 0; i < NTARGETS; i++) {
-		const struct target *b = &targets[i];
-		char target[64], words[48];
-		const char *rel = b->at_most ? "<=" : ">=";
-		if (b->goal > 0)
-			snprintf(target, sizeof(target), "target %s %gx, goal %gx", rel, b->need, b->goal);
-		else
-			snprintf(target, sizeof(target), "target %s %gx", rel, b->need);
-		if (!b->have) {
-			printf("  surand (%s) %s: not measured (%s); %s\n", p->backends[0], b->what,
-			       b->detail, target);
+/* surand against the peers of this run, each as a plain ratio. */
+static void print_comparisons(struct plan *p, const struct comparison *cmp)
+{
+	printf("\ncomparisons, surand (%s) against peers measured in this run "
+	       "(ratios of this run's cells):\n", p->backends[0]);
+	for (int i = 0; i < NCOMPARISONS; i++) {
+		const struct comparison *c = &cmp[i];
+		char ratio[32];
+
+		if (!c->have) {
+			printf("  surand (%s) %s: not measured (%s)\n", p->backends[0], c->what,
+			       c->detail);
 			continue;
 		}
-		if (b->scaling)
-			snprintf(words, sizeof(words), "%.2fx", b->ratio);
-		else if (b->at_most)
-			snprintf(words, sizeof(words), "%.2fx the time", b->ratio);
-		else
-			bench_ratio_words(words, sizeof(words), b->ratio);
-		printf("  surand (%s) %s: %s; %s: %s%s  (%s)\n", p->backends[0], b->what, words, target,
-		       target_met(b) ? "PASS" : "MISS",
-		       b->goal > 0 && target_met(b) && !target_goal_met(b) ? ", goal not reached" : "",
-		       b->detail);
+		bench_fmt_ratio(ratio, sizeof(ratio), c->ratio);
+		printf("  surand (%s) %s: %s %s  (%s)\n", p->backends[0], c->what, ratio, c->of,
+		       c->detail);
 	}
+}
 
-	/* reference figures for the command, the preload and surandfs */
+/* The README's claims, each checked on this run's figures. */
+static void print_claims(struct plan *p, const struct claim *claims)
+{
+	printf("\nclaims of the README, on this machine (surand (%s), this run):\n", p->backends[0]);
+	for (int i = 0; i < NCLAIMS; i++) {
+		const struct claim *c = &claims[i];
+
+		printf("  %s (%s): %s", c->claim, c->over, bench_claim_words(c->verdict));
+		if (c->verdict == BENCH_NOT_JUDGED) {
+			printf(": %s\n", c->detail);
+			continue;
+		}
+		if (c->verdict == BENCH_NOT_MEASURED) {
+			printf(" (%s)\n", c->detail);
+			continue;
+		}
+		printf(" (");
+		for (unsigned k = 0; k < c->nratios; k++) {
+			char ratio[32];
+
+			bench_fmt_ratio(ratio, sizeof(ratio), c->ratios[k]);
+			printf("%s%s", k ? ", " : "", c->ratios[k] == c->ratios[k] ? ratio : "n/a");
+		}
+		printf("%s)\n", c->detail);
+	}
+}
+
+/* Reference figures for the command, the preload and surandfs. */
+static void print_references(struct plan *p)
+{
 	const struct bench_result *b1 = result_of(p, "bare", 65536, 1);
 	const struct bench_result *b2 = result_of(p, "bare", 65536, 2);
 	const struct bench_result *u64k = result_of(p, "urandom", 65536, 1);
 	const struct bench_result *u4k = result_of(p, "urandom", 4096, 1);
-	if (b1 || u64k) {
-		printf("references for surand -n, the preload and surandfs (1 thread unless said):");
-		if (b1)
-			printf(" bare body 64 KiB %.0f MB/s", b1->mb_per_s);
-		if (b1 && b2)
-			printf(", its 1->2 thread scaling %.2fx", b2->calls_per_s / b1->calls_per_s);
-		if (u64k)
-			printf("; /dev/urandom 64 KiB reads %.0f MB/s", u64k->mb_per_s);
-		if (u4k)
-			printf(", 4 KiB reads %.0f MB/s", u4k->mb_per_s);
-		printf("\n");
-	}
+
+	if (!b1 && !u64k)
+		return;
+	printf("references for surand -n, the preload and surandfs (1 thread unless said):");
+	if (b1)
+		printf(" bare body 64 KiB %.0f MB/s", b1->mb_per_s);
+	if (b1 && b2)
+		printf(", its 1->2 thread scaling %.2fx", b2->calls_per_s / b1->calls_per_s);
+	if (u64k)
+		printf("; /dev/urandom 64 KiB reads %.0f MB/s", u64k->mb_per_s);
+	if (u4k)
+		printf(", 4 KiB reads %.0f MB/s", u4k->mb_per_s);
+	printf("\n");
+}
+
+/* Every source's scaling verdict (none on 2 CPUs or fewer). */
+static void print_scales(struct plan *p, int w)
+{
+	char sz[32];
 
 	printf("\nscales (aggregate calls/s at nproc=%u threads vs 1 thread, worst size; "
 	       "yes when >= %.0f%% of linear, i.e. >= %.2fx):\n",
@@ -317,4 +356,21 @@ void print_report(struct plan *p, const struct machine *m, const struct target *
 		printf("note: %u CPU%s: scaling cannot show here; the runs above %u threads are "
 		       "oversubscribed (lock convoys, preempted lock holders)\n",
 		       p->ncpu, p->ncpu == 1 ? "" : "s", p->ncpu);
+}
+
+void print_report(struct plan *p, const struct machine *m, const struct comparison *cmp,
+		  const struct claim *claims)
+{
+	int w = 6;
+
+	for (unsigned i = 0; i < p->nruns; i++)
+		if ((int)strlen(p->runs[i].name) + (p->runs[i].is_default_backend ? 1 : 0) > w)
+			w = (int)strlen(p->runs[i].name) + (p->runs[i].is_default_backend ? 1 : 0);
+	print_busy_warning(p);
+	print_header(p, m, w);
+	print_table(p, w);
+	print_comparisons(p, cmp);
+	print_claims(p, claims);
+	print_references(p);
+	print_scales(p, w);
 }

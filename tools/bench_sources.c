@@ -113,7 +113,7 @@ static int backend_setup(const char *arg, char *desc, size_t desc_len, char *why
 
 /*
  * 4-byte calls are surand_u32() and 8-byte calls surand_u64() (the integer
- * design targets: what programs call most); others surand_bytes().  The
+ * comparisons: what programs call most); others surand_bytes().  The
  * surand-bytes source below measures surand_bytes() at every size.
  */
 static int backend_fill(void *ctx, void *buf, size_t len)

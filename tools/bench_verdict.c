@@ -15,16 +15,14 @@ void bench_fmt_latency(char *buf, size_t n, double ns, double res_ns)
 		snprintf(buf, n, "%.0f", ns);
 }
 
-void bench_ratio_words(char *buf, size_t n, double ratio)
+void bench_fmt_ratio(char *buf, size_t n, double ratio)
 {
 	if (!(ratio > 0))
-		snprintf(buf, n, "no ratio");
+		snprintf(buf, n, "-");
 	else if (ratio >= 9.95)
-		snprintf(buf, n, "%.0fx faster", ratio);
-	else if (ratio >= 1)
-		snprintf(buf, n, "%.2fx faster", ratio);
+		snprintf(buf, n, "%.0fx", ratio);
 	else
-		snprintf(buf, n, "%.2fx (%.2fx slower)", ratio, 1 / ratio);
+		snprintf(buf, n, "%.2fx", ratio);
 }
 
 int bench_scaling_judgeable(unsigned ncpu)
@@ -59,15 +57,27 @@ int bench_busy_warning(char *buf, size_t n, double load1, unsigned ncpu, unsigne
 	return 1;
 }
 
-int bench_target_verdict(double ratio, double need, double goal, int at_most)
+int bench_claim_verdict(const double *ratios, size_t n)
 {
-	int met = at_most ? ratio <= need : ratio >= need; /* NaN: neither */
+	int missing = n == 0;
 
-	if (!met)
-		return BENCH_MISS;
-	if (goal > 0 && !(at_most ? ratio <= goal : ratio >= goal))
-		return BENCH_PASS_BELOW_GOAL;
-	return BENCH_PASS;
+	for (size_t i = 0; i < n; i++) {
+		if (ratios[i] != ratios[i])
+			missing = 1;
+		else if (!(ratios[i] > 1.0))
+			return BENCH_DOES_NOT_HOLD; /* one ratio at or below 1 refutes it */
+	}
+	return missing ? BENCH_NOT_MEASURED : BENCH_HOLDS;
+}
+
+const char *bench_claim_words(int verdict)
+{
+	switch (verdict) {
+	case BENCH_HOLDS: return "holds";
+	case BENCH_DOES_NOT_HOLD: return "does not hold here";
+	case BENCH_NOT_JUDGED: return "not judged";
+	}
+	return "not measured";
 }
 
 double bench_worst_step(const double *ns, size_t n, size_t *at)

@@ -400,9 +400,11 @@ int surand_cmd_bench(int argc, char **argv)
 	}
 	int failures = run_all(p);
 
-	struct target targets[NTARGETS];
-	compute_targets(p, targets);
-	print_report(p, &m, targets);
+	struct comparison cmp[NCOMPARISONS];
+	struct claim claims[NCLAIMS];
+	compute_comparisons(p, cmp);
+	compute_claims(p, cmp, claims);
+	print_report(p, &m, cmp, claims);
 	/* The whole plan also gets the tight loops of the integer draws. */
 	if (!o_backends && !o_sources && !o_sizes && !o_threads && surand_bench_words_section(quick))
 		failures++;
@@ -417,7 +419,7 @@ int surand_cmd_bench(int argc, char **argv)
 		}
 	}
 	if (json) {
-		json_write(json, p, &m, targets);
+		json_write(json, p, &m, cmp, claims);
 		if (fclose(json) != 0) {
 			fprintf(stderr, "surand bench: writing %s: %s\n", o_json, strerror(errno));
 			rc = SURAND_EX_IOERR;
