@@ -7,6 +7,7 @@
 #   make sanitize   make check under ASan+UBSan (build/asan)
 #   make tsan       make check under TSan (build/tsan)
 #   make bench      the full benchmark
+#   make mutate     the mutation list (tests/mutations.txt) against the tests
 #   make install PREFIX=/usr/local DESTDIR=
 #   make uninstall PREFIX=/usr/local DESTDIR=   removes what install put there
 #
@@ -161,7 +162,7 @@ CHECK_DEPS  := $(TEST_BIN) $(BUILD)/surand
 .DEFAULT_GOAL := all
 -include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all run check check-build sanitize tsan bench install uninstall clean freestanding left-out
+.PHONY: all run check check-build sanitize tsan mutate bench install uninstall clean freestanding left-out
 all: $(ALL_TARGETS) left-out
 
 # One line per part left out, with the package to install; a later `make`
@@ -259,6 +260,10 @@ sanitize:
 
 tsan:
 	$(MAKE) BUILD=build/tsan SAN="-fsanitize=thread" SURAND_SANITIZER=tsan SURAND_SKIP_SCRIPTS=1 check
+
+# Not part of check: it rebuilds the test library once per mutation.
+mutate:
+	MUTATE_RECORD=1 bash scripts/mutate.sh
 
 freestanding:
 	@mkdir -p $(BUILD)/freestanding

@@ -15,6 +15,26 @@
 # battery logs are in build/reliability/ (ci-*.log).
 # --out FILE: where to write (default RELIABILITY.md).
 set -uo pipefail
+
+# "Mutations": the last `make mutate` (tests/mutations.result, written by
+# scripts/mutate.sh with MUTATE_RECORD=1), one row per mutation.
+mutations_section() {
+	local f=tests/mutations.result name file verdict detail
+	[ -f "$f" ] || return 0
+	printf '## Mutations\n\n'
+	printf '`make mutate` (scripts/mutate.sh) applies each one-line mutation of `tests/mutations.txt` to a\n'
+	printf 'copy of the tree, rebuilds and runs the tests the record names: a mutation they do not\n'
+	printf 'catch is a gap in the tests, an equivalent one carries the reason no test can fail.\n'
+	printf 'Last run: %s; %s.\n\n' "$(sed -n '1s/^# make mutate, //p' "$f")" "$(sed -n '2s/^# //p' "$f")"
+	printf '| mutation | file | result |\n|---|---|---|\n'
+	grep -v '^#' "$f" | while IFS='|' read -r name file verdict detail; do
+		case $verdict in
+		caught) printf '| %s | %s | caught by %s |\n' "$name" "$file" "$detail" ;;
+		*) printf '| %s | %s | %s: %s |\n' "$name" "$file" "$verdict" "$detail" ;;
+		esac
+	done
+	printf '\n'
+}
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
 R=$BUILD/reliability
@@ -195,6 +215,7 @@ EOF
 		printf '|---|---|---|---|---|---|---|---|\n'
 		printf '%s\n\n' "$body"
 	done
+	mutations_section
 } >"$out"
 echo "reliability-table: $rows rows ($fails not passing) -> $out" >&2
 [ "$fails" -eq 0 ]

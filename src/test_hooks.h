@@ -208,6 +208,8 @@ enum surand_test_point_id {
 	SURAND_TP_SLAB_LOCKED,        /* thread.c: a slot taken, the slab lock held */
 	SURAND_TP_WORD,               /* thread_fast.h: a u32/u64 draw, the batch checked, before the copy */
 	SURAND_TP_REFILL_COPIED,      /* thread.c: a refill's header copied, before the re-check */
+	SURAND_TP_FILL,               /* thread_fast.h: a 1..32-byte draw, the batch checked, before the copy */
+	SURAND_TP_TAKE,               /* thread.c: a draw from the batch, before the copy */
 	SURAND_TP_COUNT
 };
 void surand_test_point_arm(int point, int sig);

@@ -774,6 +774,41 @@ static void word_page_dropped_before_copy(void)
 	T_ASSERT(sigaction(SIGUSR1, &old, NULL) == 0);
 }
 
+/* surand_bytes from the batch (1..32 bytes: the fast path; 33..4095: the
+ * copy path): the slot dropped after the batch was checked and before the
+ * copy; the zeros the copy read are never handed out. */
+static void bytes_page_dropped_before_copy(void)
+{
+	static const struct {
+		int point;
+		size_t len;
+	} cases[] = {{SURAND_TP_FILL, 8}, {SURAND_TP_FILL, 32}, {SURAND_TP_TAKE, 64}, {SURAND_TP_TAKE, 1000}};
+	struct sigaction sa, old;
+	uint8_t buf[1000];
+	uint64_t hits0, w;
+	size_t c, i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = drop_own_slot;
+	T_ASSERT(sigaction(SIGUSR1, &sa, &old) == 0);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		surand_bytes(buf, 1); /* a live batch with room for the draw */
+		T_ASSERT_MSG(surand_test_thread_slot(NULL) != NULL, "the default design has no slot");
+		hits0 = surand_test_point_hits(cases[c].point);
+		surand_test_point_arm(cases[c].point, SIGUSR1);
+		surand_bytes(buf, cases[c].len);
+		surand_test_point_arm(cases[c].point, 0);
+		T_ASSERT_MSG(surand_test_point_hits(cases[c].point) > hits0, "a %zu-byte draw never reached "
+			     "the point", cases[c].len);
+		for (i = 0; i + 8 <= cases[c].len; i += 8) {
+			memcpy(&w, buf + i, 8);
+			T_ASSERT_MSG(w != 0, "a %zu-byte draw handed out the zeros of a page dropped "
+				     "before its copy (word %zu)", cases[c].len, i / 8);
+		}
+	}
+	T_ASSERT(sigaction(SIGUSR1, &old, NULL) == 0);
+}
+
 /* A refill whose header copy tore (the generation read before the drop, the
  * key after it: zeros): the re-check sees the dropped page and the refill
  * starts again from a key the base derives, never from the torn one. */
@@ -1184,6 +1219,7 @@ int main(int argc, char **argv)
 	T_RUN(clone_each_path_no_wipeonfork);
 	T_RUN(failed_call_leaves_nothing);
 	T_RUN(word_page_dropped_before_copy);
+	T_RUN(bytes_page_dropped_before_copy);
 	T_RUN(refill_torn_copy_rekeys);
 	return t_done();
 }

@@ -305,6 +305,7 @@ static inline __attribute__((always_inline)) int slot_take(struct slot *s, uint8
 {
 	uint32_t pos = s->h.pos;
 
+	SURAND_TEST_POINT(SURAND_TP_TAKE); /* tests drop the page here */
 	/* Bytes handed out never stay in memory. */
 	move_and_zero(buf, s->batch + pos, n);
 	/* Order the copy before the re-check: a dropped page reads gen == 0. */

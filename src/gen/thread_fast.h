@@ -165,6 +165,7 @@ static inline __attribute__((always_inline)) int surand_thread_fill_fast(void *b
 	pos = s->h.pos;
 	/* One shared load: the base generation (reseed, fork). */
 	if (SURAND_LIKELY(gen == surand_base_generation() && len <= BATCH_BYTES - pos)) {
+		SURAND_TEST_POINT(SURAND_TP_FILL); /* tests drop the page here */
 		move_and_zero(buf, s->batch + pos, (uint32_t)len);
 		SURAND_LOAD_FENCE(); /* copy before re-check (aarch64: dmb ishld; x86: TSO) */
 		if (SURAND_LIKELY(__atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) == gen)) {
