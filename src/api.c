@@ -294,6 +294,7 @@ static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len, uint
 	surand_call_ret = ret;
 	tls_state = cfa;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	SURAND_TEST_POINT(SURAND_TP_BACKEND); /* tests interrupt each path here */
 	r = be->fill(buf, len);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	tls_state = TS_IDLE;
@@ -316,8 +317,10 @@ static inline __attribute__((always_inline)) int fill(void *buf, size_t len)
 		if (SURAND_LIKELY(be == &surand_backend_thread) &&
 		    SURAND_LIKELY(surand_thread_fill_fast(buf, len) == 0))
 			r = 0;
-		else
+		else {
+			SURAND_TEST_POINT(SURAND_TP_BACKEND); /* tests interrupt each path here */
 			r = be->fill(buf, len);
+		}
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		tls_state = TS_IDLE;
 		return r;
@@ -465,8 +468,10 @@ static inline __attribute__((always_inline)) uint64_t word_impl(unsigned n)
 		 * indirect call); any other through its optional member. */
 		if (SURAND_LIKELY(be == &surand_backend_thread))
 			w = surand_thread_word(n);
-		else if (be->word)
+		else if (be->word) {
+			SURAND_TEST_POINT(SURAND_TP_BACKEND); /* tests interrupt each path here */
 			w = be->word(n);
+		}
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		tls_state = TS_IDLE;
 		if (SURAND_LIKELY(w.ok))

@@ -259,8 +259,10 @@ static int slot_refill(struct slot *s)
 #ifdef SURAND_TEST_BUILD
 	/* A page dropped in the middle of that copy (the point's handler drops
 	 * it): the words copied after the drop read zeros.  Modelled as the
-	 * generation copied before it and the key after it. */
-	if (surand_test_point_fired(SURAND_TP_REFILL_COPIED))
+	 * generation copied before it and the key after it; a handler that
+	 * dropped nothing leaves the key as it was copied. */
+	if (surand_test_point_fired(SURAND_TP_REFILL_COPIED) &&
+	    __atomic_load_n(&s->h.gen, __ATOMIC_RELAXED) == 0)
 		memset(h.key, 0, sizeof(h.key));
 #endif
 	SURAND_LOAD_FENCE(); /* copy before re-check (aarch64: dmb ishld; x86: TSO) */
