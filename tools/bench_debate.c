@@ -461,6 +461,92 @@ static FILE *open_out(const char *path)
 	return f;
 }
 
+/* Closes a CSV file: rc, or SURAND_EX_IOERR when its last write failed. */
+static int close_out(FILE *f, const char *path, int rc)
+{
+	if (f && fclose(f) != 0) {
+		fprintf(stderr, "surand bench: %s: %s\n", path, strerror(errno));
+		return SURAND_EX_IOERR;
+	}
+	return rc;
+}
+
+/*
+ * The options of both debate benchmarks.  Each names the ones it takes
+ * (O_*); --seconds, --quick, --csv and --help are common.  counts: --threads
+ * (kleen) or --abusers (mixed), left as the caller set them when not given.
+ */
+enum { O_SIZE = 1, O_THREADS = 2, O_ROUNDS = 4, O_ABUSERS = 8, O_DESIGNS = 16, O_PLOT = 32 };
+struct dopts {
+	int quick, have_secs, have_rounds;
+	double secs;
+	unsigned rounds, counts[MAX_ITEMS], ncounts;
+	unsigned long size;
+	const char *csv, *plot, *designs;
+};
+
+/* The value option a at argv[*i] (its value next) into o.  0, or SURAND_EX_USAGE. */
+static int read_value(const char *a, const char *val, unsigned takes, struct dopts *o)
+{
+	char *end;
+
+	if (strcmp(a, "--seconds") == 0) {
+		if (parse_seconds(val, &o->secs) != 0)
+			return bad("--seconds", val);
+		o->have_secs = 1;
+	} else if (strcmp(a, "--csv") == 0) {
+		o->csv = val;
+	} else if ((takes & O_SIZE) && strcmp(a, "--size") == 0) {
+		errno = 0;
+		o->size = strtoul(val, &end, 10);
+		if (errno || *end || o->size < 1 || o->size > BENCH_MAX_SIZE_BYTES || *val == '-')
+			return bad("--size", val);
+	} else if ((takes & O_THREADS) && strcmp(a, "--threads") == 0) {
+		if (parse_counts(val, 1, BENCH_MAX_THREADS, o->counts, &o->ncounts) != 0)
+			return bad("--threads", val);
+	} else if ((takes & O_ABUSERS) && strcmp(a, "--abusers") == 0) {
+		if (parse_counts(val, 0, BENCH_MAX_THREADS, o->counts, &o->ncounts) != 0)
+			return bad("--abusers", val);
+	} else if ((takes & O_ROUNDS) && strcmp(a, "--rounds") == 0) {
+		errno = 0;
+		o->rounds = (unsigned)strtoul(val, &end, 10);
+		if (errno || *end || o->rounds < 1 || o->rounds > MAX_ROUNDS || *val == '-')
+			return bad("--rounds", val);
+		o->have_rounds = 1;
+	} else if ((takes & O_DESIGNS) && strcmp(a, "--designs") == 0) {
+		o->designs = val;
+	} else if ((takes & O_PLOT) && strcmp(a, "--plot") == 0) {
+		o->plot = val;
+	} else {
+		return bad("option", a);
+	}
+	return 0;
+}
+
+/* -1: go on and measure; else the exit status (0 after --help). */
+static int read_dopts(int argc, char **argv, unsigned takes, const char *usage, struct dopts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int r;
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(usage, stdout);
+			return SURAND_EX_OK;
+		}
+		if (strcmp(a, "--quick") == 0) {
+			o->quick = 1;
+			continue;
+		}
+		if (!val)
+			return bad("option (or missing value)", a);
+		if ((r = read_value(a, val, takes, o)) != 0)
+			return r;
+		i++;
+	}
+	return -1;
+}
+
 /* ---- surand bench kleen ------------------------------------------------------ */
 
 static const char kleen_usage[] =
@@ -501,138 +587,119 @@ static int kleen_variants(struct variant *v)
 	return n;
 }
 
-static int bench_kleen(int argc, char **argv)
-{
-	struct variant v[8];
-	unsigned threads[MAX_ITEMS], nt = 3, rounds = KLEEN_ROUNDS, i, j, k;
-	unsigned long size = KLEEN_DEFAULT_SIZE;
-	double secs = KLEEN_SECONDS, best[8][MAX_ITEMS], ratio_k[8][MAX_ITEMS][MAX_ROUNDS];
+/* Kleen's figures: per design and thread count, the best round and each
+ * round's ratio to the legacy cell run just before it; best -1: failed. */
+struct kleen_res {
+	double best[8][MAX_ITEMS], ratio[8][MAX_ITEMS][MAX_ROUNDS];
 	uint64_t nodes[8];
-	int nv = kleen_variants(v), failed = 0, quick = 0, have_threads = 0, have_secs = 0,
-	    have_rounds = 0;
-	long np = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *csv_path = NULL;
-	char *end;
-	FILE *csv = NULL;
+};
+
+/*
+ * Within a round the designs at one thread count run back to back, legacy
+ * first, so each round gives every design a ratio to a legacy measured
+ * moments before it; on a shared machine whose load changes over the run,
+ * the median of those ratios is steadier than the ratio of the best
+ * figures.  1 when a cell failed.
+ */
+static int kleen_measure(const struct variant *v, unsigned nv, const struct dopts *o,
+			 struct kleen_res *k)
+{
 	struct cell_result r;
+	int failed = 0;
 
-	threads[0] = 1;
-	threads[1] = 2;
-	threads[2] = 4u * (unsigned)(np > 0 ? np : 1);
-	for (i = 1; i < (unsigned)argc; i++) {
-		const char *a = argv[i], *val = i + 1 < (unsigned)argc ? argv[i + 1] : NULL;
-
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(kleen_usage, stdout);
-			return SURAND_EX_OK;
-		} else if (strcmp(a, "--quick") == 0) {
-			quick = 1;
-		} else if (!val) {
-			return bad("option (or missing value)", a);
-		} else if (strcmp(a, "--size") == 0) {
-			errno = 0;
-			size = strtoul(val, &end, 10);
-			if (errno || *end || size < 1 || size > BENCH_MAX_SIZE_BYTES || *val == '-')
-				return bad("--size", val);
-			i++;
-		} else if (strcmp(a, "--threads") == 0) {
-			if (parse_counts(val, 1, BENCH_MAX_THREADS, threads, &nt) != 0)
-				return bad("--threads", val);
-			have_threads = 1;
-			i++;
-		} else if (strcmp(a, "--seconds") == 0) {
-			if (parse_seconds(val, &secs) != 0)
-				return bad("--seconds", val);
-			have_secs = 1;
-			i++;
-		} else if (strcmp(a, "--rounds") == 0) {
-			errno = 0;
-			rounds = (unsigned)strtoul(val, &end, 10);
-			if (errno || *end || rounds < 1 || rounds > MAX_ROUNDS || *val == '-')
-				return bad("--rounds", val);
-			have_rounds = 1;
-			i++;
-		} else if (strcmp(a, "--csv") == 0) {
-			csv_path = val;
-			i++;
-		} else {
-			return bad("option", a);
-		}
-	}
-	(void)have_threads;
-	if (quick && !have_secs)
-		secs = KLEEN_QUICK_SECONDS;
-	if (quick && !have_rounds)
-		rounds = 1;
-	if (csv_path && !(csv = open_out(csv_path)))
-		return SURAND_EX_IOERR;
-	printf("surand bench kleen: %u threads at once reading %lu bytes per call; best of %u "
-	       "round%s of %.2f s per cell\n",
-	       threads[nt - 1], size, rounds, rounds == 1 ? "" : "s", secs);
-	machine_line(stdout);
-	memset(best, 0, sizeof(best));
-	memset(nodes, 0, sizeof(nodes));
-	memset(ratio_k, 0, sizeof(ratio_k));
-	/*
-	 * Within a round the designs at one thread count run back to back,
-	 * legacy first, so each round gives every design a ratio to a legacy
-	 * measured moments before it; on a shared machine whose load changes
-	 * over the run, the median of those ratios is steadier than the ratio
-	 * of the best figures.
-	 */
-	for (k = 0; k < rounds; k++)
-		for (i = 0; i < nt; i++) {
+	memset(k, 0, sizeof(*k));
+	for (unsigned rd = 0; rd < o->rounds; rd++)
+		for (unsigned i = 0; i < o->ncounts; i++) {
 			double legacy_now = 0;
 
-			for (j = 0; j < (unsigned)nv; j++) {
-				if (best[j][i] < 0)
+			for (unsigned j = 0; j < nv; j++) {
+				if (k->best[j][i] < 0)
 					continue; /* failed in an earlier round */
-				if (run_cell(&v[j], CELL_KLEEN, threads[i], size, secs, &r) != 0) {
-					fprintf(stderr, "surand bench kleen: %s, %u threads: %s\n", v[j].label,
-						threads[i], r.why);
-					best[j][i] = -1;
+				if (run_cell(&v[j], CELL_KLEEN, o->counts[i], o->size, o->secs, &r) != 0) {
+					fprintf(stderr, "surand bench kleen: %s, %u threads: %s\n",
+						v[j].label, o->counts[i], r.why);
+					k->best[j][i] = -1;
 					failed = 1;
 					continue;
 				}
 				if (j == 0)
 					legacy_now = r.calls_per_s;
-				ratio_k[j][i][k] = legacy_now > 0 ? r.calls_per_s / legacy_now : 0;
-				if (r.calls_per_s > best[j][i])
-					best[j][i] = r.calls_per_s;
-				nodes[j] = r.nodes;
+				k->ratio[j][i][rd] = legacy_now > 0 ? r.calls_per_s / legacy_now : 0;
+				if (r.calls_per_s > k->best[j][i])
+					k->best[j][i] = r.calls_per_s;
+				k->nodes[j] = r.nodes;
 			}
 		}
-	printf("%-18s %7s %6s %14s %10s %12s\n", "design", "threads", "nodes", "Mcalls/s", "vs legacy",
-	       "median ratio");
+	return failed;
+}
+
+static double median(double *x, unsigned n)
+{
+	qsort(x, n, sizeof(double), cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+static void kleen_print(const struct variant *v, unsigned nv, const struct dopts *o,
+			struct kleen_res *k, FILE *csv)
+{
+	printf("%-18s %7s %6s %14s %10s %12s\n", "design", "threads", "nodes", "Mcalls/s",
+	       "vs legacy", "median ratio");
 	if (csv)
 		fprintf(csv, "design,threads,nodes,calls_per_s,ratio_vs_legacy,median_round_ratio\n");
-	for (j = 0; j < (unsigned)nv; j++)
-		for (i = 0; i < nt; i++) {
+	for (unsigned j = 0; j < nv; j++)
+		for (unsigned i = 0; i < o->ncounts; i++) {
 			char nd[24] = "-";
-			double ratio = best[0][i] > 0 ? best[j][i] / best[0][i] : 0, med;
+			double ratio = k->best[0][i] > 0 ? k->best[j][i] / k->best[0][i] : 0;
+			double med = median(k->ratio[j][i], o->rounds);
 
-			qsort(ratio_k[j][i], rounds, sizeof(double), cmp_double);
-			med = rounds % 2 ? ratio_k[j][i][rounds / 2]
-					 : (ratio_k[j][i][rounds / 2 - 1] + ratio_k[j][i][rounds / 2]) / 2;
-
-			if (nodes[j])
-				snprintf(nd, sizeof(nd), "%llu", (unsigned long long)nodes[j]);
-			if (best[j][i] < 0) {
-				printf("%-18s %7u %6s %14s %10s %12s\n", v[j].label, threads[i], nd, "FAILED", "-",
-				       "-");
+			if (k->nodes[j])
+				snprintf(nd, sizeof(nd), "%llu", (unsigned long long)k->nodes[j]);
+			if (k->best[j][i] < 0) {
+				printf("%-18s %7u %6s %14s %10s %12s\n", v[j].label, o->counts[i], nd,
+				       "FAILED", "-", "-");
 				continue;
 			}
-			printf("%-18s %7u %6s %14.3f %9.2fx %11.2fx\n", v[j].label, threads[i], nd,
-			       best[j][i] / 1e6, ratio, med);
+			printf("%-18s %7u %6s %14.3f %9.2fx %11.2fx\n", v[j].label, o->counts[i], nd,
+			       k->best[j][i] / 1e6, ratio, med);
 			if (csv)
-				fprintf(csv, "%s,%u,%s,%.0f,%.4f,%.4f\n", v[j].label, threads[i], nd,
-					best[j][i], ratio, med);
+				fprintf(csv, "%s,%u,%s,%.0f,%.4f,%.4f\n", v[j].label, o->counts[i], nd,
+					k->best[j][i], ratio, med);
 		}
-	if (csv && fclose(csv) != 0) {
-		fprintf(stderr, "surand bench: %s: %s\n", csv_path, strerror(errno));
+}
+
+static int bench_kleen(int argc, char **argv)
+{
+	static struct kleen_res k;
+	struct variant v[8];
+	struct dopts o;
+	long np = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned nv = (unsigned)kleen_variants(v);
+	FILE *csv = NULL;
+	int r, failed;
+
+	memset(&o, 0, sizeof(o));
+	o.counts[0] = 1;
+	o.counts[1] = 2;
+	o.counts[2] = 4u * (unsigned)(np > 0 ? np : 1);
+	o.ncounts = 3;
+	o.rounds = KLEEN_ROUNDS;
+	o.size = KLEEN_DEFAULT_SIZE;
+	o.secs = KLEEN_SECONDS;
+	if ((r = read_dopts(argc, argv, O_SIZE | O_THREADS | O_ROUNDS, kleen_usage, &o)) >= 0)
+		return r;
+	if (o.quick && !o.have_secs)
+		o.secs = KLEEN_QUICK_SECONDS;
+	if (o.quick && !o.have_rounds)
+		o.rounds = 1;
+	if (o.csv && !(csv = open_out(o.csv)))
 		return SURAND_EX_IOERR;
-	}
-	return failed ? SURAND_EX_FAIL : SURAND_EX_OK;
+	printf("surand bench kleen: %u threads at once reading %lu bytes per call; best of %u "
+	       "round%s of %.2f s per cell\n",
+	       o.counts[o.ncounts - 1], o.size, o.rounds, o.rounds == 1 ? "" : "s", o.secs);
+	machine_line(stdout);
+	failed = kleen_measure(v, nv, &o, &k);
+	kleen_print(v, nv, &o, &k, csv);
+	return close_out(csv, o.csv, failed ? SURAND_EX_FAIL : SURAND_EX_OK);
 }
 
 /* ---- surand bench mixed ------------------------------------------------------ */
@@ -721,62 +788,18 @@ static int mixed_plot(const char *png, const char *gnuplot, struct variant *v, u
 	return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-static int bench_mixed(int argc, char **argv)
+/* --designs (or every backend, then taskcrng-pool) into v.  0, or the
+ * exit status for a bad name.  The parent reads the names only (no
+ * generator is set up in it). */
+static int mixed_designs(const char *designs, struct variant *v, unsigned *nv)
 {
-	static struct cell_result res[MAX_ITEMS][MAX_ITEMS];
-	struct variant v[MAX_ITEMS];
-	unsigned ab[MAX_ITEMS], na = 4, nv = 0, i, j;
-	double secs = MIXED_SECONDS;
-	long np = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *designs = NULL, *csv_path = NULL, *png = NULL;
-	char list[512], *save = NULL, *t, gnuplot[4096] = "";
-	int quick = 0, have_secs = 0, failed = 0;
-	FILE *csv = NULL;
+	char list[512], *save = NULL, *t;
 
-	ab[0] = 0;
-	ab[1] = 1;
-	ab[2] = 2;
-	ab[3] = 4u * (unsigned)(np > 0 ? np : 1);
-	for (i = 1; i < (unsigned)argc; i++) {
-		const char *a = argv[i], *val = i + 1 < (unsigned)argc ? argv[i + 1] : NULL;
-
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(mixed_usage, stdout);
-			return SURAND_EX_OK;
-		} else if (strcmp(a, "--quick") == 0) {
-			quick = 1;
-		} else if (!val) {
-			return bad("option (or missing value)", a);
-		} else if (strcmp(a, "--designs") == 0) {
-			designs = val;
-			i++;
-		} else if (strcmp(a, "--abusers") == 0) {
-			if (parse_counts(val, 0, BENCH_MAX_THREADS, ab, &na) != 0)
-				return bad("--abusers", val);
-			i++;
-		} else if (strcmp(a, "--seconds") == 0) {
-			if (parse_seconds(val, &secs) != 0)
-				return bad("--seconds", val);
-			have_secs = 1;
-			i++;
-		} else if (strcmp(a, "--csv") == 0) {
-			csv_path = val;
-			i++;
-		} else if (strcmp(a, "--plot") == 0) {
-			png = val;
-			i++;
-		} else {
-			return bad("option", a);
-		}
-	}
-	if (quick && !have_secs)
-		secs = MIXED_QUICK_SECONDS;
-	/* The default: every backend, then taskcrng-pool.  The parent reads
-	 * the names only (no generator is set up in it). */
 	if (designs)
 		snprintf(list, sizeof(list), "%s", designs);
 	else
 		snprintf(list, sizeof(list), "%s,taskcrng-pool", surand_backend_names());
+	*nv = 0;
 	for (t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		char known[512], *s2 = NULL, *k;
 		int found = 0, pool_variant = strcmp(t, "taskcrng-pool") == 0;
@@ -784,69 +807,98 @@ static int bench_mixed(int argc, char **argv)
 		snprintf(known, sizeof(known), "%s", surand_backend_names());
 		for (k = strtok_r(known, ",", &s2); k; k = strtok_r(NULL, ",", &s2))
 			found |= strcmp(k, t) == 0;
-		if ((!found && !pool_variant) || nv >= MAX_ITEMS || strlen(t) >= NAME_LEN)
+		if ((!found && !pool_variant) || *nv >= MAX_ITEMS || strlen(t) >= NAME_LEN)
 			return bad("design", t);
-		memset(&v[nv], 0, sizeof(v[nv]));
-		snprintf(v[nv].label, NAME_LEN, "%s", t);
-		snprintf(v[nv].backend, NAME_LEN, "%s", pool_variant ? "taskcrng" : t);
+		memset(&v[*nv], 0, sizeof(v[*nv]));
+		snprintf(v[*nv].label, NAME_LEN, "%s", t);
+		snprintf(v[*nv].backend, NAME_LEN, "%s", pool_variant ? "taskcrng" : t);
 		if (pool_variant) {
-			v[nv].env_name = "SURAND_TASKCRNG_READS";
-			v[nv].env_value = "1000";
-			v[nv].env2_name = "SURAND_TASKCRNG_BYTES";
-			v[nv].env2_value = "4000";
+			v[*nv].env_name = "SURAND_TASKCRNG_READS";
+			v[*nv].env_value = "1000";
+			v[*nv].env2_name = "SURAND_TASKCRNG_BYTES";
+			v[*nv].env2_value = "4000";
 		}
-		nv++;
+		(*nv)++;
 	}
-	if (nv == 0)
-		return bad("--designs", designs ? designs : "");
-	if (csv_path && !(csv = open_out(csv_path)))
+	return *nv ? 0 : bad("--designs", designs ? designs : "");
+}
+
+/* One row of the table (and the CSV): the careful reader beside ab abusers;
+ * r0 the same design's cell with no abuser (its p99 the baseline). */
+static void mixed_row(const struct variant *v, unsigned ab, const struct cell_result *r,
+		      const struct cell_result *r0, FILE *csv)
+{
+	char vs0[16] = "-", oc[8] = "-";
+
+	if (r != r0 && r0->ok && r0->p99_ns)
+		snprintf(vs0, sizeof(vs0), "%.1fx", (double)r->p99_ns / (double)r0->p99_ns);
+	if (r->careful_on_crng >= 0)
+		snprintf(oc, sizeof(oc), "%s", r->careful_on_crng ? "yes" : "no");
+	printf("%-14s %7u %9.1f %9.1f %9.1f %7llu %12.1f %9s %8s\n", v->label, ab,
+	       (double)r->p50_ns / 1e3, (double)r->p99_ns / 1e3, (double)r->max_ns / 1e3,
+	       (unsigned long long)r->samples, r->abuser_mb_s, vs0, oc);
+	fflush(stdout);
+	if (csv)
+		fprintf(csv, "%s,%u,%llu,%llu,%llu,%llu,%.1f,%d\n", v->label, ab,
+			(unsigned long long)r->p50_ns, (unsigned long long)r->p99_ns,
+			(unsigned long long)r->max_ns, (unsigned long long)r->samples,
+			r->abuser_mb_s, r->careful_on_crng);
+}
+
+static int bench_mixed(int argc, char **argv)
+{
+	static struct cell_result res[MAX_ITEMS][MAX_ITEMS];
+	struct variant v[MAX_ITEMS];
+	struct dopts o;
+	unsigned nv = 0;
+	long np = sysconf(_SC_NPROCESSORS_ONLN);
+	char gnuplot[4096] = "";
+	int r, failed = 0;
+	FILE *csv = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.counts[0] = 0;
+	o.counts[1] = 1;
+	o.counts[2] = 2;
+	o.counts[3] = 4u * (unsigned)(np > 0 ? np : 1);
+	o.ncounts = 4;
+	o.secs = MIXED_SECONDS;
+	if ((r = read_dopts(argc, argv, O_ABUSERS | O_DESIGNS | O_PLOT, mixed_usage, &o)) >= 0)
+		return r;
+	if (o.quick && !o.have_secs)
+		o.secs = MIXED_QUICK_SECONDS;
+	if ((r = mixed_designs(o.designs, v, &nv)) != 0)
+		return r;
+	if (o.csv && !(csv = open_out(o.csv)))
 		return SURAND_EX_IOERR;
 	printf("surand bench mixed: one careful thread (%u B every %llu ms) beside abuser threads "
 	       "(%u B reads in a loop); %.2f s per cell\n",
-	       CAREFUL_BYTES, CAREFUL_PERIOD_NS / 1000000ull, ABUSER_BYTES, secs);
+	       CAREFUL_BYTES, CAREFUL_PERIOD_NS / 1000000ull, ABUSER_BYTES, o.secs);
 	machine_line(stdout);
 	printf("%-14s %7s %9s %9s %9s %7s %12s %9s %8s\n", "design", "abusers", "p50_us", "p99_us",
 	       "max_us", "reads", "abusers_MB/s", "p99_vs_0", "on_crng");
 	if (csv)
 		fprintf(csv, "design,abusers,p50_ns,p99_ns,max_ns,reads,abusers_mb_s,careful_on_crng\n");
-	for (j = 0; j < nv; j++)
-		for (i = 0; i < na; i++) {
-			struct cell_result *r = &res[j][i];
-			char vs0[16] = "-", oc[8] = "-";
-
-			if (run_cell(&v[j], CELL_MIXED, ab[i], 0, secs, r) != 0) {
-				fprintf(stderr, "surand bench mixed: %s, %u abusers: %s\n", v[j].label, ab[i],
-					r->why);
-				printf("%-14s %7u %9s\n", v[j].label, ab[i], "FAILED");
+	for (unsigned j = 0; j < nv; j++)
+		for (unsigned i = 0; i < o.ncounts; i++) {
+			if (run_cell(&v[j], CELL_MIXED, o.counts[i], 0, o.secs, &res[j][i]) != 0) {
+				fprintf(stderr, "surand bench mixed: %s, %u abusers: %s\n", v[j].label,
+					o.counts[i], res[j][i].why);
+				printf("%-14s %7u %9s\n", v[j].label, o.counts[i], "FAILED");
 				failed = 1;
 				continue;
 			}
-			if (i > 0 && res[j][0].ok && res[j][0].p99_ns)
-				snprintf(vs0, sizeof(vs0), "%.1fx",
-					 (double)r->p99_ns / (double)res[j][0].p99_ns);
-			if (r->careful_on_crng >= 0)
-				snprintf(oc, sizeof(oc), "%s", r->careful_on_crng ? "yes" : "no");
-			printf("%-14s %7u %9.1f %9.1f %9.1f %7llu %12.1f %9s %8s\n", v[j].label, ab[i],
-			       (double)r->p50_ns / 1e3, (double)r->p99_ns / 1e3, (double)r->max_ns / 1e3,
-			       (unsigned long long)r->samples, r->abuser_mb_s, vs0, oc);
-			fflush(stdout);
-			if (csv)
-				fprintf(csv, "%s,%u,%llu,%llu,%llu,%llu,%.1f,%d\n", v[j].label, ab[i],
-					(unsigned long long)r->p50_ns, (unsigned long long)r->p99_ns,
-					(unsigned long long)r->max_ns, (unsigned long long)r->samples,
-					r->abuser_mb_s, r->careful_on_crng);
+			mixed_row(&v[j], o.counts[i], &res[j][i], &res[j][0], csv);
 		}
-	if (csv && fclose(csv) != 0) {
-		fprintf(stderr, "surand bench: %s: %s\n", csv_path, strerror(errno));
-		return SURAND_EX_IOERR;
-	}
-	if (png) {
+	if ((r = close_out(csv, o.csv, 0)) != 0)
+		return r;
+	if (o.plot) {
 		if (!find_program("gnuplot", gnuplot, sizeof(gnuplot)))
 			fprintf(stderr, "surand bench: gnuplot is not installed, no chart written "
 					"(apt-get install gnuplot-nox)%s\n",
-				csv_path ? "; the figures are in the CSV file" : "");
-		else if (mixed_plot(png, gnuplot, v, nv, ab, na, res) != 0)
-			fprintf(stderr, "surand bench: gnuplot failed to write %s\n", png);
+				o.csv ? "; the figures are in the CSV file" : "");
+		else if (mixed_plot(o.plot, gnuplot, v, nv, o.counts, o.ncounts, res) != 0)
+			fprintf(stderr, "surand bench: gnuplot failed to write %s\n", o.plot);
 	}
 	return failed ? SURAND_EX_FAIL : SURAND_EX_OK;
 }

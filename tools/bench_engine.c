@@ -303,15 +303,123 @@ static void sleep_until(uint64_t deadline_ns)
 		;
 }
 
+/* Starts the workers; returns how many started (all, or the error in res). */
+static unsigned start_workers(struct cell *c, struct worker *ws, pthread_t *tids,
+			      unsigned threads, struct bench_result *res)
+{
+	pthread_attr_t attr;
+	unsigned started = 0;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, BENCH_WORKER_STACK_BYTES);
+	for (unsigned i = 0; i < threads; i++) {
+		ws[i].cell = c;
+		ws[i].idx = i;
+		int e = pthread_create(&tids[i], &attr, worker_main, &ws[i]);
+		if (e) {
+			snprintf(res->error, sizeof(res->error), "could not start thread %u of %u: %s",
+				 i + 1, threads, strerror(e));
+			res->machine_limit = 1;
+			break;
+		}
+		started++;
+	}
+	pthread_attr_destroy(&attr);
+	return started;
+}
+
+/* The clock and CPU time at the measured window's ends. */
+struct window {
+	uint64_t t0, t1, cpu0, cpu1;
+};
+
+/* The warm-up, then the measured window, then the stop. */
+static void run_window(struct cell *c, double warmup_s, double seconds, struct window *w)
+{
+	uint64_t start = bench_now_ns();
+
+	sleep_until(start + (uint64_t)(warmup_s * 1e9));
+	__atomic_store_n(&c->phase, PHASE_MEASURE, __ATOMIC_RELEASE);
+	w->t0 = bench_now_ns();
+	w->cpu0 = process_cpu_ns();
+	sleep_until(w->t0 + (uint64_t)(seconds * 1e9));
+	__atomic_store_n(&c->phase, PHASE_STOP, __ATOMIC_RELEASE);
+	w->cpu1 = process_cpu_ns();
+	w->t1 = bench_now_ns();
+}
+
+/* The rates and percentiles from the joined workers' counts; 0, or -1
+ * with the reason in res. */
+static int collect(const struct worker *ws, unsigned threads, size_t len, double seconds,
+		   const struct window *win, struct bench_result *res)
+{
+	uint64_t *hist = calloc(BENCH_HIST_BUCKETS, sizeof(*hist));
+	unsigned failed = 0, period = 0;
+	int rc = 0;
+
+	for (unsigned i = 0; i < threads; i++) {
+		const struct worker *w = &ws[i];
+		failed += w->init_failed != 0;
+		res->calls += w->calls;
+		res->zero_checks += w->zeros;
+		res->errors += w->errors;
+		res->samples += w->samples;
+		if (w->period && (period == 0 || w->period < period))
+			period = w->period;
+		if (hist)
+			for (unsigned b = 0; b < BENCH_HIST_BUCKETS; b++)
+				hist[b] += w->hist[b];
+	}
+	res->sample_every = period;
+	res->seconds = (double)(win->t1 - win->t0) / 1e9;
+	res->bytes = res->calls * (uint64_t)len;
+	{
+		unsigned ncpu = usable_cpus();
+		double want = res->seconds * (threads < ncpu ? threads : ncpu);
+		res->cpu_share = want > 0 ? (double)(win->cpu1 - win->cpu0) / 1e9 / want : 0;
+	}
+	if (failed) {
+		snprintf(res->error, sizeof(res->error),
+			 "%u of %u threads could not set up the source", failed, threads);
+		rc = -1;
+	} else if (res->calls == 0) {
+		snprintf(res->error, sizeof(res->error),
+			 "no call completed in the %.3g s window (a longer --seconds)", seconds);
+		res->machine_limit = 1;
+		rc = -1;
+	} else {
+		res->calls_per_s = (double)res->calls / res->seconds;
+		res->mb_per_s = (double)res->bytes / res->seconds / 1e6;
+		res->ns_per_call_thread = (double)threads * res->seconds * 1e9 / (double)res->calls;
+		if (hist) {
+			res->p50_ns = bench_hist_percentile(hist, res->samples, 0.50);
+			res->p99_ns = bench_hist_percentile(hist, res->samples, 0.99);
+			res->p999_ns = bench_hist_percentile(hist, res->samples, 0.999);
+		} else {
+			res->p50_ns = res->p99_ns = res->p999_ns = NAN;
+		}
+		/*
+		 * The checked byte is random when written: zero with
+		 * probability 1/256.  Far more zeros than that (six standard
+		 * deviations, plus slack for tiny counts) means the source did
+		 * not write its buffer.
+		 */
+		double expect = (double)res->calls / 256.0;
+		res->check_ok = (double)res->zero_checks <= expect + 6.0 * sqrt(expect) + 10.0;
+	}
+	free(hist);
+	return rc;
+}
+
 int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads, double seconds,
 		   double warmup_s, const struct bench_hooks *hooks, struct bench_result *res)
 {
+	struct window win = {0, 0, 0, 0};
 	struct cell *c;
 	struct worker *ws;
 	pthread_t *tids;
-	pthread_attr_t attr;
-	unsigned started = 0;
-	int rc = 0;
+	unsigned started;
+	int rc;
 
 	memset(res, 0, sizeof(*res));
 	if (len == 0 || threads == 0) {
@@ -338,23 +446,8 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 	c->phase = PHASE_WARM;
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv, NULL);
-
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, BENCH_WORKER_STACK_BYTES);
-	for (unsigned i = 0; i < threads; i++) {
-		ws[i].cell = c;
-		ws[i].idx = i;
-		int e = pthread_create(&tids[i], &attr, worker_main, &ws[i]);
-		if (e) {
-			snprintf(res->error, sizeof(res->error), "could not start thread %u of %u: %s",
-				 i + 1, threads, strerror(e));
-			res->machine_limit = 1;
-			rc = -1;
-			break;
-		}
-		started++;
-	}
-	pthread_attr_destroy(&attr);
+	started = start_workers(c, ws, tids, threads, res);
+	rc = started == threads ? 0 : -1;
 
 	/* the gate: every thread ready (context, buffer), then all go at once */
 	pthread_mutex_lock(&c->mu);
@@ -363,79 +456,13 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 	c->go = rc == 0 ? 1 : -1;
 	pthread_cond_broadcast(&c->cv);
 	pthread_mutex_unlock(&c->mu);
-
-	uint64_t t0 = 0, t1 = 0, cpu0 = 0, cpu1 = 0;
-	if (rc == 0) {
-		uint64_t start = bench_now_ns();
-		sleep_until(start + (uint64_t)(warmup_s * 1e9));
-		__atomic_store_n(&c->phase, PHASE_MEASURE, __ATOMIC_RELEASE);
-		t0 = bench_now_ns();
-		cpu0 = process_cpu_ns();
-		sleep_until(t0 + (uint64_t)(seconds * 1e9));
-		__atomic_store_n(&c->phase, PHASE_STOP, __ATOMIC_RELEASE);
-		cpu1 = process_cpu_ns();
-		t1 = bench_now_ns();
-	}
+	if (rc == 0)
+		run_window(c, warmup_s, seconds, &win);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	res->threads_started = (int)started;
-
-	if (rc == 0) {
-		uint64_t *hist = calloc(BENCH_HIST_BUCKETS, sizeof(*hist));
-		unsigned failed = 0, period = 0;
-		for (unsigned i = 0; i < threads; i++) {
-			struct worker *w = &ws[i];
-			failed += w->init_failed != 0;
-			res->calls += w->calls;
-			res->zero_checks += w->zeros;
-			res->errors += w->errors;
-			res->samples += w->samples;
-			if (w->period && (period == 0 || w->period < period))
-				period = w->period;
-			if (hist)
-				for (unsigned b = 0; b < BENCH_HIST_BUCKETS; b++)
-					hist[b] += w->hist[b];
-		}
-		res->sample_every = period;
-		res->seconds = (double)(t1 - t0) / 1e9;
-		res->bytes = res->calls * (uint64_t)len;
-		{
-			unsigned ncpu = usable_cpus();
-			double want = res->seconds * (threads < ncpu ? threads : ncpu);
-			res->cpu_share = want > 0 ? (double)(cpu1 - cpu0) / 1e9 / want : 0;
-		}
-		if (failed) {
-			snprintf(res->error, sizeof(res->error),
-				 "%u of %u threads could not set up the source", failed, threads);
-			rc = -1;
-		} else if (res->calls == 0) {
-			snprintf(res->error, sizeof(res->error),
-				 "no call completed in the %.3g s window (a longer --seconds)", seconds);
-			res->machine_limit = 1;
-			rc = -1;
-		} else {
-			res->calls_per_s = (double)res->calls / res->seconds;
-			res->mb_per_s = (double)res->bytes / res->seconds / 1e6;
-			res->ns_per_call_thread = (double)threads * res->seconds * 1e9 /
-						  (double)res->calls;
-			if (hist) {
-				res->p50_ns = bench_hist_percentile(hist, res->samples, 0.50);
-				res->p99_ns = bench_hist_percentile(hist, res->samples, 0.99);
-				res->p999_ns = bench_hist_percentile(hist, res->samples, 0.999);
-			} else {
-				res->p50_ns = res->p99_ns = res->p999_ns = NAN;
-			}
-			/*
-			 * The checked byte is random when written: zero with
-			 * probability 1/256.  Far more zeros than that (six
-			 * standard deviations, plus slack for tiny counts)
-			 * means the source did not write its buffer.
-			 */
-			double expect = (double)res->calls / 256.0;
-			res->check_ok = (double)res->zero_checks <= expect + 6.0 * sqrt(expect) + 10.0;
-		}
-		free(hist);
-	}
+	if (rc == 0)
+		rc = collect(ws, threads, len, seconds, &win, res);
 	pthread_mutex_destroy(&c->mu);
 	pthread_cond_destroy(&c->cv);
 	free(c);

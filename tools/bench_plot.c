@@ -74,30 +74,19 @@ static void plot_styles(FILE *f, const struct plan *p)
 }
 
 /* FILE.png: throughput vs threads per size; FILE-latency.png: latency per size. */
-int plot_write(struct plan *p, const char *png, const char *gnuplot)
+/* The data blocks written: which (size, source) each throughput block is,
+ * which source each latency block is, and what was measured at all. */
+struct blocks {
+	unsigned n, size[MAX_LIST * MAX_LIST], run[MAX_LIST * MAX_LIST];
+	unsigned nlat, lat_run[MAX_LIST];
+	unsigned nsizes_seen, thr_seen[MAX_LIST];
+	int size_seen[MAX_LIST];
+	int t1; /* the thread count of the latency chart (1 where measured) */
+};
+
+/* tput.dat: one block per (size, source), "threads MB/s" lines. */
+static void write_throughput(FILE *fd, struct plan *p, struct blocks *b)
 {
-	char dir[] = "/tmp/surand-bench-plot.XXXXXX";
-	char dat[64], lat[64], gp[64], latpng[4096];
-	int rc = -1;
-
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(dat, sizeof(dat), "%s/tput.dat", dir);
-	snprintf(lat, sizeof(lat), "%s/lat.dat", dir);
-	snprintf(gp, sizeof(gp), "%s/plot.gp", dir);
-	size_t l = strlen(png);
-	if (l > 4 && strcmp(png + l - 4, ".png") == 0)
-		snprintf(latpng, sizeof(latpng), "%.*s-latency.png", (int)(l - 4), png);
-	else
-		snprintf(latpng, sizeof(latpng), "%s-latency.png", png);
-
-	FILE *fd = fopen(dat, "w"), *fl = fopen(lat, "w"), *fg = fopen(gp, "w");
-	if (!fd || !fl || !fg)
-		goto out;
-
-	/* tput.dat: one block per (size, source): threads MB/s; lat.dat: one per source */
-	unsigned idx = 0;
-	unsigned blk_size[MAX_LIST * MAX_LIST], blk_run[MAX_LIST * MAX_LIST];
 	for (unsigned si = 0; si < p->nsizes; si++)
 		for (unsigned ri = 0; ri < p->nruns; ri++) {
 			int any = 0;
@@ -110,25 +99,30 @@ int plot_write(struct plan *p, const char *png, const char *gnuplot)
 						fprintf(fd, "# %s %zu\n", p->runs[ri].name, p->sizes[si]);
 					fprintf(fd, "%u %.6g\n", p->threads[ti], c->r.mb_per_s);
 					any = 1;
+					b->thr_seen[ti] = 1;
 				}
 			}
 			if (any) {
 				fprintf(fd, "\n\n");
-				blk_size[idx] = si;
-				blk_run[idx] = ri;
-				idx++;
+				b->size[b->n] = si;
+				b->run[b->n] = ri;
+				b->n++;
+				if (!b->size_seen[si])
+					b->nsizes_seen++;
+				b->size_seen[si] = 1;
 			}
 		}
-	unsigned lidx = 0, lrun[MAX_LIST];
-	int t1 = threads_index(p, 1);
-	if (t1 < 0)
-		t1 = 0;
+}
+
+/* lat.dat: one block per source, "size p50 p99 p99.9" at b->t1 threads. */
+static void write_latency(FILE *fl, struct plan *p, struct blocks *b)
+{
 	for (unsigned ri = 0; ri < p->nruns; ri++) {
 		int any = 0;
 		if (p->runs[ri].absent)
 			continue;
 		for (unsigned si = 0; si < p->nsizes; si++) {
-			const struct cellres *c = cell_at(p, ri, si, (unsigned)t1);
+			const struct cellres *c = cell_at(p, ri, si, (unsigned)b->t1);
 			if (c->have && c->ok && c->r.p50_ns == c->r.p50_ns) {
 				fprintf(fl, "%zu %.6g %.6g %.6g\n", p->sizes[si],
 					c->r.p50_ns > 0.5 ? c->r.p50_ns : 0.5,
@@ -139,30 +133,19 @@ int plot_write(struct plan *p, const char *png, const char *gnuplot)
 		}
 		if (any) {
 			fprintf(fl, "\n\n");
-			lrun[lidx++] = ri;
+			b->lat_run[b->nlat++] = ri;
 		}
 	}
-	fclose(fd);
-	fclose(fl);
-	fd = fl = NULL;
+}
 
-	/* Panels only for the sizes measured; the x axis at the thread counts measured. */
-	unsigned nmeas = 0, thr_seen[MAX_LIST] = {0};
-	int size_seen[MAX_LIST] = {0};
-	for (unsigned b = 0; b < idx; b++) {
-		if (!size_seen[blk_size[b]])
-			nmeas++;
-		size_seen[blk_size[b]] = 1;
-		for (unsigned ti = 0; ti < p->nthreads; ti++) {
-			const struct cellres *c = cell_at(p, blk_run[b], blk_size[b], ti);
-			if (c->have && c->ok)
-				thr_seen[ti] = 1;
-		}
-	}
-	if (nmeas == 0)
-		goto out; /* nothing measured: no chart */
-	unsigned cols = nmeas > 3 ? 3 : nmeas;
-	unsigned rows = (nmeas + cols - 1) / cols;
+/* The throughput chart: one panel per size measured, the x axis at the
+ * thread counts measured. */
+static void script_throughput(FILE *fg, const struct plan *p, const struct blocks *b,
+			      const char *png, const char *dat)
+{
+	unsigned cols = b->nsizes_seen > 3 ? 3 : b->nsizes_seen;
+	unsigned rows = (b->nsizes_seen + cols - 1) / cols;
+
 	fprintf(fg, "set terminal pngcairo size %u,%u noenhanced font ',9'\nset output ",
 		640 * cols, 380 * rows + 40);
 	gp_quote(fg, png);
@@ -172,7 +155,7 @@ int plot_write(struct plan *p, const char *png, const char *gnuplot)
 	fprintf(fg, "set logscale x 2\nset logscale y 10\nset xlabel 'threads'\nset ylabel "
 		    "'MB/s'\nset key outside right top font ',7'\nset grid\nset xtics (");
 	for (unsigned ti = 0, first = 1; ti < p->nthreads; ti++)
-		if (thr_seen[ti]) {
+		if (b->thr_seen[ti]) {
 			fprintf(fg, "%s%u", first ? "" : ", ", p->threads[ti]);
 			first = 0;
 		}
@@ -180,52 +163,60 @@ int plot_write(struct plan *p, const char *png, const char *gnuplot)
 	for (unsigned si = 0; si < p->nsizes; si++) {
 		char sz[32];
 		int first = 1;
-		if (!size_seen[si])
+		if (!b->size_seen[si])
 			continue;
 		fmt_bytes(sz, sizeof(sz), p->sizes[si]);
 		fprintf(fg, "set title '%s calls'\nplot ", sz);
-		for (unsigned b = 0; b < idx; b++) {
-			if (blk_size[b] != si)
+		for (unsigned k = 0; k < b->n; k++) {
+			if (b->size[k] != si)
 				continue;
 			fprintf(fg, "%s", first ? "" : ", \\\n     ");
 			gp_quote(fg, dat);
-			fprintf(fg, " index %u using 1:2 with linespoints ls %u title ", b, blk_run[b] + 1);
-			gp_quote(fg, p->runs[blk_run[b]].name);
+			fprintf(fg, " index %u using 1:2 with linespoints ls %u title ", k, b->run[k] + 1);
+			gp_quote(fg, p->runs[b->run[k]].name);
 			first = 0;
 		}
 		fprintf(fg, "\n");
 	}
 	fprintf(fg, "unset multiplot\n");
-	if (lidx) {
-		fprintf(fg, "set terminal pngcairo size 1100,450 noenhanced font ',9'\nset output ");
-		gp_quote(fg, latpng);
-		fprintf(fg, "\nset multiplot layout 1,2 title 'surand bench: latency per call size, %u "
-			    "thread (sampled calls)'\n", p->threads[t1]);
-		fprintf(fg, "set logscale x 2\nset logscale y 10\nset xlabel 'call size (bytes)'\n"
-			    "set ylabel 'ns'\nset xtics (");
-		for (unsigned si = 0, first = 1; si < p->nsizes; si++)
-			if (size_seen[si]) {
-				fprintf(fg, "%s%zu", first ? "" : ", ", p->sizes[si]);
-				first = 0;
-			}
-		fprintf(fg, ")\n");
-		for (int q = 0; q < 2; q++) {
-			fprintf(fg, "set title '%s'\nplot ", q == 0 ? "p50" : "p99");
-			for (unsigned b = 0; b < lidx; b++) {
-				fprintf(fg, "%s", b ? ", \\\n     " : "");
-				gp_quote(fg, lat);
-				fprintf(fg, " index %u using 1:%d with linespoints ls %u title ", b, q + 2,
-					lrun[b] + 1);
-				gp_quote(fg, p->runs[lrun[b]].name);
-			}
-			fprintf(fg, "\n");
-		}
-		fprintf(fg, "unset multiplot\n");
-	}
-	fclose(fg);
-	fg = NULL;
+}
 
+/* The latency chart: p50 and p99 per call size, one line per source. */
+static void script_latency(FILE *fg, const struct plan *p, const struct blocks *b,
+			   const char *latpng, const char *lat)
+{
+	fprintf(fg, "set terminal pngcairo size 1100,450 noenhanced font ',9'\nset output ");
+	gp_quote(fg, latpng);
+	fprintf(fg, "\nset multiplot layout 1,2 title 'surand bench: latency per call size, %u "
+		    "thread (sampled calls)'\n", p->threads[b->t1]);
+	fprintf(fg, "set logscale x 2\nset logscale y 10\nset xlabel 'call size (bytes)'\n"
+		    "set ylabel 'ns'\nset xtics (");
+	for (unsigned si = 0, first = 1; si < p->nsizes; si++)
+		if (b->size_seen[si]) {
+			fprintf(fg, "%s%zu", first ? "" : ", ", p->sizes[si]);
+			first = 0;
+		}
+	fprintf(fg, ")\n");
+	for (int q = 0; q < 2; q++) {
+		fprintf(fg, "set title '%s'\nplot ", q == 0 ? "p50" : "p99");
+		for (unsigned k = 0; k < b->nlat; k++) {
+			fprintf(fg, "%s", k ? ", \\\n     " : "");
+			gp_quote(fg, lat);
+			fprintf(fg, " index %u using 1:%d with linespoints ls %u title ", k, q + 2,
+				b->lat_run[k] + 1);
+			gp_quote(fg, p->runs[b->lat_run[k]].name);
+		}
+		fprintf(fg, "\n");
+	}
+	fprintf(fg, "unset multiplot\n");
+}
+
+/* gnuplot on the script, its stdout to /dev/null.  0 when it succeeded. */
+static int run_gnuplot(const char *gnuplot, const char *gp)
+{
 	pid_t pid = fork();
+	int st = 0;
+
 	if (pid == 0) {
 		int nul = open("/dev/null", O_WRONLY);
 		if (nul >= 0)
@@ -233,11 +224,59 @@ int plot_write(struct plan *p, const char *png, const char *gnuplot)
 		execl(gnuplot, "gnuplot", gp, (char *)NULL);
 		_exit(127);
 	}
-	int st = 0;
-	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0
+		       ? 0
+		       : -1;
+}
+
+int plot_write(struct plan *p, const char *png, const char *gnuplot)
+{
+	static struct blocks b;
+	char dir[] = "/tmp/surand-bench-plot.XXXXXX";
+	char dat[64], lat[64], gp[64], latpng[4096];
+	FILE *fd = NULL, *fl = NULL, *fg = NULL;
+	size_t l = strlen(png);
+	int rc = -1;
+
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(dat, sizeof(dat), "%s/tput.dat", dir);
+	snprintf(lat, sizeof(lat), "%s/lat.dat", dir);
+	snprintf(gp, sizeof(gp), "%s/plot.gp", dir);
+	if (l > 4 && strcmp(png + l - 4, ".png") == 0)
+		snprintf(latpng, sizeof(latpng), "%.*s-latency.png", (int)(l - 4), png);
+	else
+		snprintf(latpng, sizeof(latpng), "%s-latency.png", png);
+	fd = fopen(dat, "w");
+	fl = fopen(lat, "w");
+	fg = fopen(gp, "w");
+	if (!fd || !fl || !fg)
+		goto out;
+	memset(&b, 0, sizeof(b));
+	b.t1 = threads_index(p, 1);
+	if (b.t1 < 0)
+		b.t1 = 0;
+	write_throughput(fd, p, &b);
+	write_latency(fl, p, &b);
+	if (b.nsizes_seen == 0)
+		goto out; /* nothing measured: no chart */
+	script_throughput(fg, p, &b, png, dat);
+	if (b.nlat)
+		script_latency(fg, p, &b, latpng, lat);
+	if (fclose(fd) != 0 || fclose(fl) != 0) {
+		fd = fl = NULL;
+		goto out;
+	}
+	fd = fl = NULL;
+	if (fclose(fg) != 0) {
+		fg = NULL;
+		goto out;
+	}
+	fg = NULL;
+	if (run_gnuplot(gnuplot, gp) == 0) {
 		rc = 0;
-		fprintf(stderr, "surand bench: wrote %s%s%s\n", png, lidx ? " and " : "",
-			lidx ? latpng : "");
+		fprintf(stderr, "surand bench: wrote %s%s%s\n", png, b.nlat ? " and " : "",
+			b.nlat ? latpng : "");
 	}
 out:
 	if (fd)

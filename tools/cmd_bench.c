@@ -107,74 +107,79 @@ static FILE *open_out(const char *path)
 	return f;
 }
 
-int surand_cmd_bench(int argc, char **argv)
+/* What the command line asked for; NULL where an option was not given. */
+struct opts {
+	const char *backends, *sources, *sizes, *threads, *seconds, *rounds, *csv, *json, *plot;
+	int quick, list, help;
+};
+
+/* 0, or SURAND_EX_USAGE (the message printed). */
+static int read_options(int argc, char **argv, struct opts *o)
 {
-	static struct plan plan;
-	struct plan *p = &plan;
-	const char *o_backends = NULL, *o_sources = NULL, *o_sizes = NULL, *o_threads = NULL;
-	const char *o_seconds = NULL, *o_rounds = NULL, *o_csv = NULL, *o_json = NULL, *o_plot = NULL;
-	int quick = 0, list = 0;
-	char items[MAX_LIST][48];
-	unsigned n;
-
-	if (argc >= 2 && strcmp(argv[1], "chacha") == 0)
-		return surand_bench_chacha(argc - 1, argv + 1); /* tools/bench_chacha.c */
-	if (argc >= 2 && strcmp(argv[1], "words") == 0)
-		return surand_bench_words(argc - 1, argv + 1); /* tools/bench_words.c */
-	if (argc >= 2 && (strcmp(argv[1], "kleen") == 0 || strcmp(argv[1], "mixed") == 0 ||
-			  strcmp(argv[1], "__debate-cell") == 0))
-		return surand_bench_debate(argc - 1, argv + 1); /* tools/bench_debate.c */
-
-	memset(p, 0, sizeof(*p));
-	{
-		size_t off = (size_t)snprintf(p->command, sizeof(p->command), "surand");
-		for (int i = 0; i < argc && off < sizeof(p->command); i++)
-			off += (size_t)snprintf(p->command + off, sizeof(p->command) - off, " %s",
-						argv[i]);
-	}
+	memset(o, 0, sizeof(*o));
 	for (int i = 1; i < argc && !usage_failed; i++) {
 		const char *v = NULL;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return SURAND_EX_OK;
+			o->help = 1;
+			return 0;
 		} else if (!strcmp(argv[i], "--quick")) {
-			quick = 1;
+			o->quick = 1;
 		} else if (!strcmp(argv[i], "--list")) {
-			list = 1;
+			o->list = 1;
 		} else if (opt_value(argc, argv, &i, "--backends", &v)) {
-			o_backends = v;
+			o->backends = v;
 		} else if (opt_value(argc, argv, &i, "--sources", &v)) {
-			o_sources = v;
+			o->sources = v;
 		} else if (opt_value(argc, argv, &i, "--sizes", &v)) {
-			o_sizes = v;
+			o->sizes = v;
 		} else if (opt_value(argc, argv, &i, "--threads", &v)) {
-			o_threads = v;
+			o->threads = v;
 		} else if (opt_value(argc, argv, &i, "--seconds", &v)) {
-			o_seconds = v;
+			o->seconds = v;
 		} else if (opt_value(argc, argv, &i, "--rounds", &v)) {
-			o_rounds = v;
+			o->rounds = v;
 		} else if (opt_value(argc, argv, &i, "--csv", &v)) {
-			o_csv = v;
+			o->csv = v;
 		} else if (opt_value(argc, argv, &i, "--json", &v)) {
-			o_json = v;
+			o->json = v;
 		} else if (opt_value(argc, argv, &i, "--plot", &v)) {
-			o_plot = v;
+			o->plot = v;
 		} else {
 			usage_error("unknown option '%s'", argv[i]);
 		}
 	}
-	if (usage_failed)
-		return SURAND_EX_USAGE;
+	return usage_failed ? SURAND_EX_USAGE : 0;
+}
 
-	/* the backends of this build, from the library itself */
-	if (split_list(surand_backend_names(), p->backends, MAX_LIST, &p->nbackends,
-		       "backend") != 0)
-		return SURAND_EX_FAIL;
-	p->ncpu = cpu_count();
+/* The default plan's sources: every backend and source, or --quick's few. */
+static void plan_default_sources(struct plan *p, int quick)
+{
+	static const char *const q[] = {"surand-bytes", "add-event", "bare", "vdso",
+					"getrandom", "urandom", "arc4random",
+					"rust-rand", "libbsd", "openssl-chacha",
+					"legacy", "legacy-spin"};
 
-	/* sources */
-	if (o_backends) {
-		if (split_list(o_backends, items, MAX_LIST, &n, "backend") != 0)
+	if (quick) {
+		add_run(p, p->backends[0]);
+		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+			if (strcmp(q[i], "legacy-spin") != 0 || is_backend(p, q[i]))
+				add_run(p, q[i]);
+		return;
+	}
+	for (unsigned b = 0; b < p->nbackends; b++)
+		add_run(p, p->backends[b]);
+	for (unsigned s = 0; bench_system_sources[s].name; s++)
+		add_run(p, bench_system_sources[s].name);
+}
+
+/* --backends and --sources into the plan's runs.  0 or an exit status. */
+static int plan_sources(struct plan *p, const struct opts *o)
+{
+	char items[MAX_LIST][48];
+	unsigned n;
+
+	if (o->backends) {
+		if (split_list(o->backends, items, MAX_LIST, &n, "backend") != 0)
 			return SURAND_EX_USAGE;
 		for (unsigned i = 0; i < n; i++) {
 			if (!strcmp(items[i], "all")) {
@@ -189,8 +194,8 @@ int surand_cmd_bench(int argc, char **argv)
 			}
 		}
 	}
-	if (o_sources) {
-		if (split_list(o_sources, items, MAX_LIST, &n, "source") != 0)
+	if (o->sources) {
+		if (split_list(o->sources, items, MAX_LIST, &n, "source") != 0)
 			return SURAND_EX_USAGE;
 		for (unsigned i = 0; i < n; i++) {
 			if (!strcmp(items[i], "surand")) {
@@ -205,28 +210,21 @@ int surand_cmd_bench(int argc, char **argv)
 			}
 		}
 	}
-	if (!o_backends && !o_sources) {
-		if (quick) {
-			static const char *const q[] = {"surand-bytes", "add-event", "bare", "vdso",
-							"getrandom", "urandom", "arc4random",
-							"rust-rand", "libbsd", "openssl-chacha",
-							"legacy", "legacy-spin"};
-			add_run(p, p->backends[0]);
-			for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
-				if (strcmp(q[i], "legacy-spin") != 0 || is_backend(p, q[i]))
-					add_run(p, q[i]);
-		} else {
-			for (unsigned b = 0; b < p->nbackends; b++)
-				add_run(p, p->backends[b]);
-			for (unsigned s = 0; bench_system_sources[s].name; s++)
-				add_run(p, bench_system_sources[s].name);
-		}
-	}
+	if (!o->backends && !o->sources)
+		plan_default_sources(p, o->quick);
 	order_runs(p);
+	return 0;
+}
 
-	/* sizes */
-	if (o_sizes) {
-		if (split_list(o_sizes, items, MAX_LIST, &n, "size") != 0)
+/* --sizes, or the default sizes (with the 1..32 sweep when surand-bytes
+ * runs in the whole plan); sorted, without duplicates.  0 or an exit status. */
+static int plan_sizes(struct plan *p, const struct opts *o)
+{
+	char items[MAX_LIST][48];
+	unsigned n;
+
+	if (o->sizes) {
+		if (split_list(o->sizes, items, MAX_LIST, &n, "size") != 0)
 			return SURAND_EX_USAGE;
 		for (unsigned i = 0; i < n; i++) {
 			size_t s;
@@ -245,15 +243,16 @@ int surand_cmd_bench(int argc, char **argv)
 		/* the main sizes; the small-size sweep adds 1..32 (plan_cells) */
 		static const size_t full[] = {4, 8, 16, 32, 64, 256, 4096, 65536},
 				    q[] = {4, 8, 16, 4096, 65536};
-		const size_t *src = quick ? q : full;
-		size_t cnt = quick ? sizeof(q) / sizeof(q[0]) : sizeof(full) / sizeof(full[0]);
+		const size_t *src = o->quick ? q : full;
+		size_t cnt = o->quick ? sizeof(q) / sizeof(q[0]) : sizeof(full) / sizeof(full[0]);
 		int sweep = 0;
 		for (size_t i = 0; i < cnt; i++)
 			p->sizes[p->nsizes++] = src[i];
 		for (unsigned i = 0; i < p->nruns; i++)
 			sweep |= strcmp(p->runs[i].name, "surand-bytes") == 0;
 		/* duplicates of the main sizes go below */
-		for (size_t s = 1; sweep && !o_threads && !o_sources && !o_backends && s <= SWEEP_MAX;
+		for (size_t s = 1; sweep && !o->threads && !o->sources && !o->backends &&
+				   s <= SWEEP_MAX;
 		     s++)
 			p->sizes[p->nsizes++] = s;
 	}
@@ -263,10 +262,17 @@ int surand_cmd_bench(int argc, char **argv)
 		if (i == 0 || p->sizes[i] != p->sizes[n - 1])
 			p->sizes[n++] = p->sizes[i];
 	p->nsizes = n;
+	return 0;
+}
 
-	/* threads */
-	if (o_threads) {
-		if (split_list(o_threads, items, MAX_LIST, &n, "thread") != 0)
+/* --threads, or the defaults; sorted, without duplicates.  0 or an exit status. */
+static int plan_threads(struct plan *p, const struct opts *o)
+{
+	char items[MAX_LIST][48];
+	unsigned n;
+
+	if (o->threads) {
+		if (split_list(o->threads, items, MAX_LIST, &n, "thread") != 0)
 			return SURAND_EX_USAGE;
 		for (unsigned i = 0; i < n; i++) {
 			char *end;
@@ -284,7 +290,7 @@ int surand_cmd_bench(int argc, char **argv)
 			}
 			p->threads[p->nthreads++] = (unsigned)t;
 		}
-	} else if (quick) {
+	} else if (o->quick) {
 		p->threads[p->nthreads++] = 1;
 		p->threads[p->nthreads++] = 2;
 		p->threads[p->nthreads++] = 64;
@@ -300,140 +306,216 @@ int surand_cmd_bench(int argc, char **argv)
 		if (i == 0 || p->threads[i] != p->threads[n - 1])
 			p->threads[n++] = p->threads[i];
 	p->nthreads = n;
-
 	if ((unsigned long long)p->threads[p->nthreads - 1] * p->sizes[p->nsizes - 1] >
 	    BENCH_MAX_BUFFER_BYTES) {
 		usage_error("%u threads x %zu B buffers exceed %llu MiB", p->threads[p->nthreads - 1],
 			    p->sizes[p->nsizes - 1], BENCH_MAX_BUFFER_BYTES >> 20);
 		return SURAND_EX_USAGE;
 	}
+	return 0;
+}
 
-	/* seconds */
-	p->seconds = quick ? QUICK_SECONDS : DEFAULT_SECONDS;
-	if (o_seconds) {
+/* --seconds and --rounds, then the cells and the warm-up.  0 or an exit status. */
+static int plan_timing(struct plan *p, const struct opts *o)
+{
+	p->seconds = o->quick ? QUICK_SECONDS : DEFAULT_SECONDS;
+	if (o->seconds) {
 		char *end;
 		double s;
 		errno = 0;
-		s = strtod(o_seconds, &end);
-		if (!*o_seconds || *end || errno || !(s > 0) || s > BENCH_MAX_SECONDS) {
-			usage_error("--seconds '%s' must be a number above 0 and at most %g", o_seconds,
-				    BENCH_MAX_SECONDS);
+		s = strtod(o->seconds, &end);
+		if (!*o->seconds || *end || errno || !(s > 0) || s > BENCH_MAX_SECONDS) {
+			usage_error("--seconds '%s' must be a number above 0 and at most %g",
+				    o->seconds, BENCH_MAX_SECONDS);
 			return SURAND_EX_USAGE;
 		}
 		p->seconds = s;
 	}
 	p->rounds = 1;
-	if (o_rounds) {
+	if (o->rounds) {
 		char *end;
 		unsigned long r;
 		errno = 0;
-		r = strtoul(o_rounds, &end, 10);
-		if (!isdigit((unsigned char)o_rounds[0]) || *end || errno || r < 1 || r > MAX_ROUNDS) {
-			usage_error("--rounds '%s' must be a whole number from 1 to %d", o_rounds,
+		r = strtoul(o->rounds, &end, 10);
+		if (!isdigit((unsigned char)o->rounds[0]) || *end || errno || r < 1 ||
+		    r > MAX_ROUNDS) {
+			usage_error("--rounds '%s' must be a whole number from 1 to %d", o->rounds,
 				    MAX_ROUNDS);
 			return SURAND_EX_USAGE;
 		}
 		p->rounds = (unsigned)r;
 	}
-	plan_cells(p, !o_sizes && !o_threads && !o_sources && !o_backends, quick, o_seconds != NULL);
+	plan_cells(p, !o->sizes && !o->threads && !o->sources && !o->backends, o->quick,
+		   o->seconds != NULL);
 	p->warmup = p->seconds / 4;
 	if (p->warmup < 0.01)
 		p->warmup = 0.01;
 	if (p->warmup > 0.25)
 		p->warmup = 0.25;
+	return 0;
+}
 
-	if (list) {
-		printf("backends (default first): %s\n", surand_backend_names());
-		printf("sources:");
-		for (unsigned s = 0; bench_system_sources[s].name; s++)
-			printf(" %s", bench_system_sources[s].name);
-		printf("\n");
-		return SURAND_EX_OK;
-	}
+/* The output files, opened before any work (so a bad path costs nothing). */
+struct outputs {
+	FILE *csv, *json;
+	char csv_auto[4096]; /* --plot without gnuplot: the figures go here */
+	char gnuplot[4096];
+	int have_gp;
+};
 
-	/* outputs: checked before any work */
-	FILE *csv = NULL, *json = NULL;
-	char csv_auto[4096] = "";
-	char gnuplot[4096] = "";
-	int have_gp = 0;
-	if (o_csv && !(csv = open_out(o_csv)))
+/* 0 or SURAND_EX_IOERR (the message printed). */
+static int open_outputs(const struct opts *o, struct outputs *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (o->csv && !(w->csv = open_out(o->csv)))
 		return SURAND_EX_IOERR;
-	if (o_json && !(json = open_out(o_json)))
+	if (o->json && !(w->json = open_out(o->json)))
 		return SURAND_EX_IOERR;
-	if (o_plot) {
-		FILE *t = open_out(o_plot);
+	if (o->plot) {
+		FILE *t = open_out(o->plot);
 		if (!t)
 			return SURAND_EX_IOERR;
 		fclose(t);
-		have_gp = have_program("gnuplot", gnuplot, sizeof(gnuplot));
-		if (!have_gp) {
-			unlink(o_plot);
-			if (!csv) {
-				size_t l = strlen(o_plot);
-				snprintf(csv_auto, sizeof(csv_auto), "%.*s.csv",
-					 (int)(l > 4 && !strcmp(o_plot + l - 4, ".png") ? l - 4 : l),
-					 o_plot);
-				if (!(csv = open_out(csv_auto)))
+		w->have_gp = have_program("gnuplot", w->gnuplot, sizeof(w->gnuplot));
+		if (!w->have_gp) {
+			unlink(o->plot);
+			if (!w->csv) {
+				size_t l = strlen(o->plot);
+				snprintf(w->csv_auto, sizeof(w->csv_auto), "%.*s.csv",
+					 (int)(l > 4 && !strcmp(o->plot + l - 4, ".png") ? l - 4 : l),
+					 o->plot);
+				if (!(w->csv = open_out(w->csv_auto)))
 					return SURAND_EX_IOERR;
 			}
 		}
 	}
+	return 0;
+}
 
+/* Writes and closes the outputs; rc, or SURAND_EX_IOERR when a write failed. */
+static int write_outputs(const struct opts *o, struct outputs *w, struct plan *p,
+			 const struct machine *m, const struct comparison *cmp,
+			 const struct claim *claims, int rc)
+{
+	if (w->csv) {
+		csv_write(w->csv, p);
+		if (fclose(w->csv) != 0) {
+			fprintf(stderr, "surand bench: writing %s: %s\n",
+				o->csv ? o->csv : w->csv_auto, strerror(errno));
+			rc = SURAND_EX_IOERR;
+		}
+	}
+	if (w->json) {
+		json_write(w->json, p, m, cmp, claims);
+		if (fclose(w->json) != 0) {
+			fprintf(stderr, "surand bench: writing %s: %s\n", o->json, strerror(errno));
+			rc = SURAND_EX_IOERR;
+		}
+	}
+	if (o->plot) {
+		if (!w->have_gp)
+			fprintf(stderr,
+				"surand bench: gnuplot is not installed, no charts written "
+				"(apt-get install gnuplot-nox); the figures are in %s\n",
+				o->csv ? o->csv : w->csv_auto);
+		else if (plot_write(p, o->plot, w->gnuplot) != 0)
+			fprintf(stderr, "surand bench: gnuplot failed to write %s\n", o->plot);
+	}
+	return rc;
+}
+
+/* The 1-minute load average before our own threads add to it: the machine's
+ * other work; -1 when unknown. */
+static double load_before(void)
+{
+	FILE *la = fopen("/proc/loadavg", "r");
+	double l = -1;
+
+	if (la) {
+		if (fscanf(la, "%lf", &l) != 1)
+			l = -1;
+		fclose(la);
+	}
+	return l;
+}
+
+/* The plan from the command line (0, or the exit status to return). */
+static int make_plan(struct plan *p, int argc, char **argv, const struct opts *o)
+{
+	size_t off = (size_t)snprintf(p->command, sizeof(p->command), "surand");
+	int r;
+
+	for (int i = 0; i < argc && off < sizeof(p->command); i++)
+		off += (size_t)snprintf(p->command + off, sizeof(p->command) - off, " %s", argv[i]);
+	/* the backends of this build, from the library itself */
+	if (split_list(surand_backend_names(), p->backends, MAX_LIST, &p->nbackends,
+		       "backend") != 0)
+		return SURAND_EX_FAIL;
+	p->ncpu = cpu_count();
+	if ((r = plan_sources(p, o)) != 0 || (r = plan_sizes(p, o)) != 0 ||
+	    (r = plan_threads(p, o)) != 0 || (r = plan_timing(p, o)) != 0)
+		return r;
+	return 0;
+}
+
+static void print_list(void)
+{
+	printf("backends (default first): %s\n", surand_backend_names());
+	printf("sources:");
+	for (unsigned s = 0; bench_system_sources[s].name; s++)
+		printf(" %s", bench_system_sources[s].name);
+	printf("\n");
+}
+
+int surand_cmd_bench(int argc, char **argv)
+{
+	static struct plan plan;
+	static struct outputs out;
+	struct plan *p = &plan;
+	struct comparison cmp[NCOMPARISONS];
+	struct claim claims[NCLAIMS];
+	struct machine m;
+	struct opts o;
+	int r, failures, rc;
+
+	if (argc >= 2 && strcmp(argv[1], "chacha") == 0)
+		return surand_bench_chacha(argc - 1, argv + 1); /* tools/bench_chacha.c */
+	if (argc >= 2 && strcmp(argv[1], "words") == 0)
+		return surand_bench_words(argc - 1, argv + 1); /* tools/bench_words.c */
+	if (argc >= 2 && (strcmp(argv[1], "kleen") == 0 || strcmp(argv[1], "mixed") == 0 ||
+			  strcmp(argv[1], "__debate-cell") == 0))
+		return surand_bench_debate(argc - 1, argv + 1); /* tools/bench_debate.c */
+
+	if ((r = read_options(argc, argv, &o)) != 0)
+		return r;
+	if (o.help) {
+		fputs(usage_text, stdout);
+		return SURAND_EX_OK;
+	}
+	memset(p, 0, sizeof(*p));
+	if ((r = make_plan(p, argc, argv, &o)) != 0)
+		return r;
+	if (o.list) {
+		print_list();
+		return SURAND_EX_OK;
+	}
+	if ((r = open_outputs(&o, &out)) != 0)
+		return r;
 	p->cells = calloc((size_t)p->nruns * p->nsizes * p->nthreads, sizeof(*p->cells));
 	if (!p->cells) {
 		fprintf(stderr, "surand bench: out of memory\n");
 		return SURAND_EX_FAIL;
 	}
-
-	struct machine m;
 	machine_info(&m);
-	p->load1 = -1;
-	{
-		/* before our own threads add to it: the load of the machine's other work */
-		FILE *la = fopen("/proc/loadavg", "r");
-
-		if (la) {
-			if (fscanf(la, "%lf", &p->load1) != 1)
-				p->load1 = -1;
-			fclose(la);
-		}
-	}
-	int failures = run_all(p);
-
-	struct comparison cmp[NCOMPARISONS];
-	struct claim claims[NCLAIMS];
+	p->load1 = load_before();
+	failures = run_all(p);
 	compute_comparisons(p, cmp);
 	compute_claims(p, cmp, claims);
 	print_report(p, &m, cmp, claims);
 	/* The whole plan also gets the tight loops of the integer draws. */
-	if (!o_backends && !o_sources && !o_sizes && !o_threads && surand_bench_words_section(quick))
+	if (!o.backends && !o.sources && !o.sizes && !o.threads && surand_bench_words_section(o.quick))
 		failures++;
-
-	int rc = failures ? SURAND_EX_FAIL : SURAND_EX_OK;
-	if (csv) {
-		csv_write(csv, p);
-		if (fclose(csv) != 0) {
-			fprintf(stderr, "surand bench: writing %s: %s\n", o_csv ? o_csv : csv_auto,
-				strerror(errno));
-			rc = SURAND_EX_IOERR;
-		}
-	}
-	if (json) {
-		json_write(json, p, &m, cmp, claims);
-		if (fclose(json) != 0) {
-			fprintf(stderr, "surand bench: writing %s: %s\n", o_json, strerror(errno));
-			rc = SURAND_EX_IOERR;
-		}
-	}
-	if (o_plot) {
-		if (!have_gp)
-			fprintf(stderr,
-				"surand bench: gnuplot is not installed, no charts written "
-				"(apt-get install gnuplot-nox); the figures are in %s\n",
-				o_csv ? o_csv : csv_auto);
-		else if (plot_write(p, o_plot, gnuplot) != 0)
-			fprintf(stderr, "surand bench: gnuplot failed to write %s\n", o_plot);
-	}
+	rc = write_outputs(&o, &out, p, &m, cmp, claims, failures ? SURAND_EX_FAIL : SURAND_EX_OK);
 	if (failures)
 		fprintf(stderr, "surand bench: %d source%s failed (see the table)\n", failures,
 			failures == 1 ? "" : "s");

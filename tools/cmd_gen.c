@@ -306,7 +306,32 @@ out:
 	return rc;
 }
 
-int surand_cmd_gen(int argc, char **argv)
+/* What the command line asked for. */
+struct gen_args {
+	const char *size, *out_path, *fmt;
+	enum surand_progress_mode pmode;
+	uint64_t nthreads;
+};
+
+/* -j N: 0 means one worker per online CPU.  0, or SURAND_EX_USAGE. */
+static int read_threads(const char *arg, uint64_t *n)
+{
+	if (surand_parse_uint(arg, 0, GEN_MAX_THREADS, n) < 0) {
+		fprintf(stderr, "surand: bad thread count '%s' (0 to %d; 0: one per online CPU)\n",
+			arg, GEN_MAX_THREADS);
+		return SURAND_EX_USAGE;
+	}
+	if (*n == 0) {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+		*n = ncpu < 1 ? 1 : ncpu > GEN_MAX_THREADS ? GEN_MAX_THREADS : (uint64_t)ncpu;
+	}
+	return 0;
+}
+
+/* The options, then at most one operand: the SIZE (surand 32).  0, or
+ * SURAND_EX_USAGE (the message printed). */
+static int read_gen_args(int argc, char **argv, struct gen_args *a)
 {
 	static const struct option opts[] = {
 		{"size", required_argument, NULL, 'n'},
@@ -316,123 +341,130 @@ int surand_cmd_gen(int argc, char **argv)
 		{"progress", no_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *size_arg = NULL, *out_path = NULL, *fmt_arg = NULL;
-	enum surand_progress_mode pmode = SURAND_PROGRESS_AUTO;
-	uint64_t nthreads = 1;
-	struct gen g;
-	int c, fd = STDOUT_FILENO, own_fd = 0, rc, fmt;
+	uint64_t v;
+	int c;
 
-	memset(&g, 0, sizeof(g));
+	memset(a, 0, sizeof(*a));
+	a->pmode = SURAND_PROGRESS_AUTO;
+	a->nthreads = 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":n:o:f:j:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'n': size_arg = optarg; break;
-		case 'o': out_path = optarg; break;
-		case 'f': fmt_arg = optarg; break;
+		case 'n': a->size = optarg; break;
+		case 'o': a->out_path = optarg; break;
+		case 'f': a->fmt = optarg; break;
 		case 'j':
-			if (surand_parse_uint(optarg, 0, GEN_MAX_THREADS, &nthreads) < 0) {
-				fprintf(stderr, "surand: bad thread count '%s' (0 to %d; 0: one per "
-						"online CPU)\n", optarg, GEN_MAX_THREADS);
+			if (read_threads(optarg, &a->nthreads) != 0)
 				return SURAND_EX_USAGE;
-			}
-			if (nthreads == 0) {
-				long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-
-				nthreads = ncpu < 1 ? 1 : ncpu > GEN_MAX_THREADS ? GEN_MAX_THREADS
-										 : (uint64_t)ncpu;
-			}
 			break;
-		case 'P': pmode = SURAND_PROGRESS_FORCE; break;
+		case 'P': a->pmode = SURAND_PROGRESS_FORCE; break;
 		default:
 			surand_opt_error(NULL, c, argv);
 			return SURAND_EX_USAGE;
 		}
 	}
-	/* one operand: the SIZE (surand 32); anything else is not ours */
-	if (optind < argc) {
-		uint64_t v;
-		int is_size = surand_parse_size(argv[optind], &v) == 0;
-
-		if (!is_size) {
-			fprintf(stderr, "surand: '%s' is neither a subcommand nor a SIZE (see surand "
-					"--help)\n", argv[optind]);
-			return SURAND_EX_USAGE;
-		}
-		if (size_arg) {
-			fprintf(stderr, "surand: SIZE given twice ('-n %s' and '%s')\n", size_arg,
-				argv[optind]);
-			return SURAND_EX_USAGE;
-		}
-		if (optind + 1 < argc) {
-			fprintf(stderr, "surand: unexpected argument '%s' after the SIZE\n",
-				argv[optind + 1]);
-			return SURAND_EX_USAGE;
-		}
-		size_arg = argv[optind];
+	if (optind >= argc)
+		return 0;
+	/* anything but a SIZE is not ours */
+	if (surand_parse_size(argv[optind], &v) != 0) {
+		fprintf(stderr, "surand: '%s' is neither a subcommand nor a SIZE (see surand "
+				"--help)\n", argv[optind]);
+		return SURAND_EX_USAGE;
 	}
-	if (fmt_arg) {
-		fmt = surand_parse_format(fmt_arg);
+	if (a->size) {
+		fprintf(stderr, "surand: SIZE given twice ('-n %s' and '%s')\n", a->size,
+			argv[optind]);
+		return SURAND_EX_USAGE;
+	}
+	if (optind + 1 < argc) {
+		fprintf(stderr, "surand: unexpected argument '%s' after the SIZE\n",
+			argv[optind + 1]);
+		return SURAND_EX_USAGE;
+	}
+	a->size = argv[optind];
+	return 0;
+}
+
+/* The format, the amount and the chunking of the job.  0, or SURAND_EX_USAGE. */
+static int plan_gen(const struct gen_args *a, struct gen *g)
+{
+	int fmt;
+
+	if (a->fmt) {
+		fmt = surand_parse_format(a->fmt);
 		if (fmt < 0) {
-			fprintf(stderr, "surand: bad format '%s' (raw, hex, base64 or uuid)\n", fmt_arg);
+			fprintf(stderr, "surand: bad format '%s' (raw, hex, base64 or uuid)\n", a->fmt);
 			return SURAND_EX_USAGE;
 		}
 	} else {
 		/* raw bytes never garble a terminal: hex there unless asked otherwise */
-		int to_stdout = !out_path || strcmp(out_path, "-") == 0;
+		int to_stdout = !a->out_path || strcmp(a->out_path, "-") == 0;
 
 		fmt = to_stdout && isatty(STDOUT_FILENO) ? SURAND_FMT_HEX : SURAND_FMT_RAW;
 	}
-	g.fmt = (enum surand_format)fmt;
-	if (size_arg) {
-		if (surand_parse_size(size_arg, &g.total_units) < 0) {
-			fprintf(stderr, "surand: bad size '%s' (%s)\n", size_arg, SURAND_SIZE_HELP);
+	g->fmt = (enum surand_format)fmt;
+	if (a->size) {
+		if (surand_parse_size(a->size, &g->total_units) < 0) {
+			fprintf(stderr, "surand: bad size '%s' (%s)\n", a->size, SURAND_SIZE_HELP);
 			return SURAND_EX_USAGE;
 		}
 	} else {
-		g.total_units = g.fmt == SURAND_FMT_UUID ? 1 : GEN_DEFAULT_BYTES;
+		g->total_units = g->fmt == SURAND_FMT_UUID ? 1 : GEN_DEFAULT_BYTES;
 	}
-	switch (g.fmt) {
+	switch (g->fmt) {
 	case SURAND_FMT_RAW:
-		g.chunk_units = GEN_RAW_CHUNK_BYTES;
-		g.raw_cap = GEN_RAW_CHUNK_BYTES;
+		g->chunk_units = GEN_RAW_CHUNK_BYTES;
+		g->raw_cap = GEN_RAW_CHUNK_BYTES;
 		break;
 	case SURAND_FMT_HEX:
-		g.chunk_units = GEN_HEX_CHUNK_BYTES;
-		g.raw_cap = GEN_HEX_CHUNK_BYTES;
-		g.out_cap = 2 * GEN_HEX_CHUNK_BYTES + 1;
+		g->chunk_units = GEN_HEX_CHUNK_BYTES;
+		g->raw_cap = GEN_HEX_CHUNK_BYTES;
+		g->out_cap = 2 * GEN_HEX_CHUNK_BYTES + 1;
 		break;
 	case SURAND_FMT_BASE64:
-		g.chunk_units = (uint64_t)GEN_B64_CHUNK_LINES * SURAND_B64_LINE_BYTES;
-		g.raw_cap = (size_t)g.chunk_units;
-		g.out_cap = surand_base64_len((size_t)g.chunk_units);
+		g->chunk_units = (uint64_t)GEN_B64_CHUNK_LINES * SURAND_B64_LINE_BYTES;
+		g->raw_cap = (size_t)g->chunk_units;
+		g->out_cap = surand_base64_len((size_t)g->chunk_units);
 		break;
 	case SURAND_FMT_UUID:
-		g.chunk_units = GEN_UUID_CHUNK_COUNT;
-		g.raw_cap = 16 * GEN_UUID_CHUNK_COUNT;
-		g.out_cap = SURAND_UUID_LINE * GEN_UUID_CHUNK_COUNT;
+		g->chunk_units = GEN_UUID_CHUNK_COUNT;
+		g->raw_cap = 16 * GEN_UUID_CHUNK_COUNT;
+		g->out_cap = SURAND_UUID_LINE * GEN_UUID_CHUNK_COUNT;
 		break;
 	}
-	if (g.total_units == SURAND_SIZE_INF)
-		g.nchunks = UINT64_MAX;
+	if (g->total_units == SURAND_SIZE_INF)
+		g->nchunks = UINT64_MAX;
 	else
-		g.nchunks = g.total_units / g.chunk_units + (g.total_units % g.chunk_units != 0);
+		g->nchunks = g->total_units / g->chunk_units + (g->total_units % g->chunk_units != 0);
+	return 0;
+}
+
+int surand_cmd_gen(int argc, char **argv)
+{
+	struct gen_args a;
+	struct gen g;
+	int fd = STDOUT_FILENO, own_fd = 0, rc;
+
+	memset(&g, 0, sizeof(g));
+	if ((rc = read_gen_args(argc, argv, &a)) != 0 || (rc = plan_gen(&a, &g)) != 0)
+		return rc;
 	/* fewer workers than chunks would only cost memory */
-	if (nthreads > g.nchunks)
-		nthreads = g.nchunks ? g.nchunks : 1;
-	if (out_path && strcmp(out_path, "-") != 0) {
+	if (a.nthreads > g.nchunks)
+		a.nthreads = g.nchunks ? g.nchunks : 1;
+	if (a.out_path && strcmp(a.out_path, "-") != 0) {
 		/* mode 0600: random output is often key material */
-		fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+		fd = open(a.out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
 		if (fd < 0) {
-			fprintf(stderr, "surand: cannot open '%s' for writing: %s\n", out_path,
+			fprintf(stderr, "surand: cannot open '%s' for writing: %s\n", a.out_path,
 				strerror(errno));
 			return SURAND_EX_IOERR;
 		}
 		own_fd = 1;
 	}
-	rc = gen_run(&g, (unsigned)nthreads, fd, own_fd ? out_path : "standard output", pmode);
+	rc = gen_run(&g, (unsigned)a.nthreads, fd, own_fd ? a.out_path : "standard output", a.pmode);
 	if (own_fd && close(fd) < 0 && rc == SURAND_EX_OK) {
-		fprintf(stderr, "surand: write to '%s': %s\n", out_path, strerror(errno));
+		fprintf(stderr, "surand: write to '%s': %s\n", a.out_path, strerror(errno));
 		rc = SURAND_EX_IOERR;
 	}
 	return rc;

@@ -135,15 +135,91 @@ static int zero_pass(struct wipe_job *j, uint8_t *buf, uint8_t *scratch)
 	return SURAND_EX_OK;
 }
 
+/* The random passes: surand_bytes for all but the last, whose bytes come
+ * from the stream st (sequential from offset 0, so verify can recompute
+ * them); each pass synced before the next.  An exit status. */
+static int random_passes(struct wipe_job *j, struct surand_stream *st, uint8_t *buf,
+			 struct surand_progress *prog)
+{
+	char label[40];
+
+	for (unsigned pass = 1; pass <= j->passes; pass++) {
+		snprintf(label, sizeof(label), "wipe pass %u/%u", pass, j->passes);
+		surand_progress_start(prog, j->pmode, label, j->size);
+		for (uint64_t off = 0; off < j->size; off += WIPE_CHUNK_BYTES) {
+			size_t n = j->size - off < WIPE_CHUNK_BYTES ? (size_t)(j->size - off)
+								    : WIPE_CHUNK_BYTES;
+
+			if (pass < j->passes)
+				surand_bytes(buf, n);
+			else
+				surand_stream_bytes(st, buf, n); /* sequential from offset 0 */
+			if (pwrite_all(j->fd, buf, n, off) < 0) {
+				surand_progress_end(prog, off);
+				fprintf(stderr, "surand: wipe: write to '%s' at byte %llu: %s\n", j->path,
+					(unsigned long long)off, strerror(errno));
+				return SURAND_EX_IOERR;
+			}
+			surand_progress_update(prog, off + n);
+		}
+		surand_progress_end(prog, j->size);
+		/* each pass must reach the device before the next overwrites it in the cache */
+		if (fsync(j->fd) < 0) {
+			fprintf(stderr, "surand: wipe: fsync '%s': %s\n", j->path, strerror(errno));
+			return SURAND_EX_IOERR;
+		}
+	}
+	return SURAND_EX_OK;
+}
+
+/* Reads the target back and compares it with the last pass, recomputed
+ * from the stream st (a copy at offset 0).  An exit status. */
+static int verify_pass(struct wipe_job *j, struct surand_stream *st, uint8_t *buf,
+		       uint8_t *scratch, struct surand_progress *prog)
+{
+	surand_progress_start(prog, j->pmode, "wipe verify", j->size);
+	/* read back from the device, not from the page cache we just wrote (best effort) */
+	(void)posix_fadvise(j->fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (j->is_blk)
+		(void)ioctl(j->fd, BLKFLSBUF, 0);
+	for (uint64_t off = 0; off < j->size; off += WIPE_CHUNK_BYTES) {
+		size_t n = j->size - off < WIPE_CHUNK_BYTES ? (size_t)(j->size - off)
+							    : WIPE_CHUNK_BYTES;
+		uint64_t bad = 0;
+		ssize_t r = pread_all(j->fd, buf, n, off);
+
+		if (r < 0) {
+			surand_progress_end(prog, off);
+			fprintf(stderr, "surand: wipe: read back '%s' at byte %llu: %s\n", j->path,
+				(unsigned long long)off, strerror(errno));
+			return SURAND_EX_IOERR;
+		}
+		if ((size_t)r < n) {
+			surand_progress_end(prog, off + (uint64_t)r);
+			fprintf(stderr, "surand: wipe: verify failed: '%s' ends at byte %llu, "
+					"not %llu\n", j->path, /* NOLINTNEXTLINE(bugprone-misplaced-widening-cast): a 64-bit sum printed as %llu */
+					(unsigned long long)(off + (uint64_t)r),
+				(unsigned long long)j->size);
+			return SURAND_EX_FAIL;
+		}
+		if (surand_verify_range(st, off, buf, n, scratch, &bad) != 0) {
+			surand_progress_end(prog, off);
+			fprintf(stderr, "surand: wipe: verify failed: '%s' differs from what was "
+					"written at byte %llu\n", j->path, (unsigned long long)bad);
+			return SURAND_EX_FAIL;
+		}
+		surand_progress_update(prog, off + n);
+	}
+	surand_progress_end(prog, j->size);
+	return SURAND_EX_OK;
+}
+
 static int wipe_run(struct wipe_job *j)
 {
 	struct surand_progress prog;
 	struct surand_stream st;
 	uint8_t seed[32], *buf = NULL, *scratch = NULL;
-	uint64_t off;
-	unsigned pass;
-	char label[40];
-	int rc = SURAND_EX_OK;
+	int rc;
 
 	memset(&prog, 0, sizeof(prog));
 	if (posix_memalign((void **)&buf, 4096, WIPE_CHUNK_BYTES) != 0 ||
@@ -156,76 +232,9 @@ static int wipe_run(struct wipe_job *j)
 	surand_bytes(seed, sizeof(seed));
 	surand_stream_init(&st, seed, WIPE_STREAM_ID);
 	explicit_bzero(seed, sizeof(seed));
-
-	for (pass = 1; pass <= j->passes && rc == SURAND_EX_OK; pass++) {
-		snprintf(label, sizeof(label), "wipe pass %u/%u", pass, j->passes);
-		surand_progress_start(&prog, j->pmode, label, j->size);
-		for (off = 0; off < j->size; off += WIPE_CHUNK_BYTES) {
-			size_t n = j->size - off < WIPE_CHUNK_BYTES ? (size_t)(j->size - off)
-								    : WIPE_CHUNK_BYTES;
-
-			if (pass < j->passes)
-				surand_bytes(buf, n);
-			else
-				surand_stream_bytes(&st, buf, n); /* sequential from offset 0 */
-			if (pwrite_all(j->fd, buf, n, off) < 0) {
-				surand_progress_end(&prog, off);
-				fprintf(stderr, "surand: wipe: write to '%s' at byte %llu: %s\n", j->path,
-					(unsigned long long)off, strerror(errno));
-				rc = SURAND_EX_IOERR;
-				break;
-			}
-			surand_progress_update(&prog, off + n);
-		}
-		if (rc != SURAND_EX_OK)
-			break;
-		surand_progress_end(&prog, j->size);
-		/* each pass must reach the device before the next overwrites it in the cache */
-		if (fsync(j->fd) < 0) {
-			fprintf(stderr, "surand: wipe: fsync '%s': %s\n", j->path, strerror(errno));
-			rc = SURAND_EX_IOERR;
-		}
-	}
-	if (rc == SURAND_EX_OK && j->verify) {
-		surand_progress_start(&prog, j->pmode, "wipe verify", j->size);
-		/* read back from the device, not from the page cache we just wrote (best effort) */
-		(void)posix_fadvise(j->fd, 0, 0, POSIX_FADV_DONTNEED);
-		if (j->is_blk)
-			(void)ioctl(j->fd, BLKFLSBUF, 0);
-		for (off = 0; off < j->size; off += WIPE_CHUNK_BYTES) {
-			size_t n = j->size - off < WIPE_CHUNK_BYTES ? (size_t)(j->size - off)
-								    : WIPE_CHUNK_BYTES;
-			uint64_t bad = 0;
-			ssize_t r = pread_all(j->fd, buf, n, off);
-
-			if (r < 0) {
-				surand_progress_end(&prog, off);
-				fprintf(stderr, "surand: wipe: read back '%s' at byte %llu: %s\n", j->path,
-					(unsigned long long)off, strerror(errno));
-				rc = SURAND_EX_IOERR;
-				break;
-			}
-			if ((size_t)r < n) {
-				surand_progress_end(&prog, off + (uint64_t)r);
-				fprintf(stderr, "surand: wipe: verify failed: '%s' ends at byte %llu, "
-						"not %llu\n", j->path, /* NOLINTNEXTLINE(bugprone-misplaced-widening-cast): a 64-bit sum printed as %llu */
-						(unsigned long long)(off + (uint64_t)r),
-					(unsigned long long)j->size);
-				rc = SURAND_EX_FAIL;
-				break;
-			}
-			if (surand_verify_range(&st, off, buf, n, scratch, &bad) != 0) {
-				surand_progress_end(&prog, off);
-				fprintf(stderr, "surand: wipe: verify failed: '%s' differs from what was "
-						"written at byte %llu\n", j->path, (unsigned long long)bad);
-				rc = SURAND_EX_FAIL;
-				break;
-			}
-			surand_progress_update(&prog, off + n);
-		}
-	}
+	rc = random_passes(j, &st, buf, &prog);
 	if (rc == SURAND_EX_OK && j->verify)
-		surand_progress_end(&prog, j->size);
+		rc = verify_pass(j, &st, buf, scratch, &prog);
 	if (rc == SURAND_EX_OK && j->zero)
 		rc = zero_pass(j, buf, scratch);
 	surand_stream_wipe(&st);

@@ -433,6 +433,41 @@ static void usage(FILE *f, const char *prog)
 		prog);
 }
 
+/* The request loop until unmount or a signal: one thread, or libfuse's
+ * worker pool sized by the -o options.  libfuse's result. */
+static int serve(struct fuse_session *se, const struct fuse_cmdline_opts *opts)
+{
+	int ret;
+
+	if (opts->singlethread)
+		return fuse_session_loop(se);
+#if FUSE_USE_VERSION >= 312
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+
+	if (!cfg) {
+		fprintf(stderr, "surandfs: out of memory\n");
+		return -ENOMEM;
+	}
+	fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts->clone_fd);
+	/* UINT_MAX is libfuse's "not given" */
+	if (opts->max_idle_threads && opts->max_idle_threads != UINT_MAX)
+		fuse_loop_cfg_set_idle_threads(cfg, opts->max_idle_threads);
+	if (opts->max_threads)
+		fuse_loop_cfg_set_max_threads(cfg, opts->max_threads);
+	ret = fuse_session_loop_mt(se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+#else
+	struct fuse_loop_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.clone_fd = opts->clone_fd;
+	cfg.max_idle_threads = opts->max_idle_threads && opts->max_idle_threads != UINT_MAX
+				       ? opts->max_idle_threads : 10;
+	ret = fuse_session_loop_mt(se, &cfg);
+#endif
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -495,35 +530,7 @@ int main(int argc, char **argv)
 	fuse_daemonize(opts.foreground);
 	/* waits for the kernel's CRNG once, before the first reader does */
 	(void)surand_u64();
-	if (opts.singlethread) {
-		ret = fuse_session_loop(se);
-	} else {
-#if FUSE_USE_VERSION >= 312
-		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-
-		if (!cfg) {
-			fprintf(stderr, "surandfs: out of memory\n");
-			ret = -ENOMEM;
-		} else {
-			fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts.clone_fd);
-			/* UINT_MAX is libfuse's "not given" */
-			if (opts.max_idle_threads && opts.max_idle_threads != UINT_MAX)
-				fuse_loop_cfg_set_idle_threads(cfg, opts.max_idle_threads);
-			if (opts.max_threads)
-				fuse_loop_cfg_set_max_threads(cfg, opts.max_threads);
-			ret = fuse_session_loop_mt(se, cfg);
-			fuse_loop_cfg_destroy(cfg);
-		}
-#else
-		struct fuse_loop_config cfg;
-
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.clone_fd = opts.clone_fd;
-		cfg.max_idle_threads = opts.max_idle_threads && opts.max_idle_threads != UINT_MAX
-					       ? opts.max_idle_threads : 10;
-		ret = fuse_session_loop_mt(se, &cfg);
-#endif
-	}
+	ret = serve(se, &opts);
 	/* a signal's number or an error: both end in an unmount; only errors are failures */
 	ret = ret < 0 ? 1 : 0;
 	fuse_session_unmount(se);
