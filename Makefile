@@ -141,10 +141,14 @@ endif
 OPT_STAMP    := $(call config_stamp,opt-cflags,$(OPT_CFLAGS))
 PREFIX_STAMP := $(call config_stamp,prefix,$(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(PRELOADDIR))
 
-# The surand command: tools/*.c (the CLI) links the static library.
-TOOL_SRC := $(wildcard tools/*.c)
+# The surand command: tools/surand/ (the CLI) and tools/surand/bench/ (its
+# bench subcommand) with the measuring library, bench/lib/, link the static
+# library.
+TOOL_DIRS := tools/surand tools/surand/bench bench/lib
+TOOL_SRC := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c))
+TOOL_HDR := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.h))
 TOOL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(TOOL_SRC))
-CFLAGS_TOOL := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Isrc -Itools -pthread \
+CFLAGS_TOOL := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Isrc $(addprefix -I,$(TOOL_DIRS)) -pthread \
 	       $(OPT_CFLAGS) $(PKG_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 
 # Tests: one binary per tests/test_*.c, linked with the test build.
@@ -186,9 +190,13 @@ $(BUILD)/bench/obj/%.o: %.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_LIB) -DSURAND_BENCH_BUILD $(BENCH_CFLAGS) $(SIMD_FLAGS_$(notdir $*)) -c $< -o $@
 
-$(BUILD)/obj/tools/%.o: tools/%.c $(LIB_HDR) $(wildcard tools/*.h) $(OPT_STAMP) $(PREFIX_STAMP)
+$(BUILD)/obj/tools/%.o: tools/%.c $(LIB_HDR) $(TOOL_HDR) $(OPT_STAMP) $(PREFIX_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_TOOL) -DSURAND_PRELOADDIR='"$(PRELOADDIR)"' -c $< -o $@
+
+$(BUILD)/obj/bench/lib/%.o: bench/lib/%.c $(LIB_HDR) bench/lib/bench.h $(OPT_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_TOOL) -c $< -o $@
 
 # ---- libraries -------------------------------------------------------------
 $(SO): $(REL_OBJ) src/libsurand.map

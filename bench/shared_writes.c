@@ -5,7 +5,7 @@
  * Built against the bench build (build/bench/libsurand-bench.a, with
  * -DSURAND_BENCH_BUILD), where the library counts them per thread
  * (src/benchcount.h).  Uses the same measuring loop as `surand bench`
- * (tools/bench_engine.c); each worker reads its own counters as it enters
+ * (bench/lib/bench_engine.c); each worker reads its own counters as it enters
  * and leaves the measured window, so exactly the measured calls are
  * counted.  Each backend runs in its own child process (a backend is
  * chosen once per process).

@@ -7,25 +7,25 @@
 #
 # bench/*.c are programs built with -DSURAND_BENCH_BUILD against the bench
 # build of the library ($(BENCHLIB): shared-write counters, src/benchcount.h),
-# with the bench's measuring loop (tools/bench_*.c) compiled the same way.
+# with the measuring library (bench/lib/) compiled the same way.
 # `make check` builds them (so they keep compiling) and tests/bench.sh runs
 # the counters' self-test; it runs no benchmark.
 
 # bench/overhead.c links the shared library instead (below)
 BENCH_PROG_SRC := $(filter-out bench/overhead.c,$(wildcard bench/*.c))
 BENCH_PROGS    := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_PROG_SRC))
-BENCH_TOOL_OBJ := $(patsubst tools/%.c,$(BUILD)/bench/tools/%.o,\
-		    tools/bench_engine.c tools/bench_sources.c tools/bench_vdso.c)
+BENCH_TOOL_OBJ := $(patsubst bench/lib/%.c,$(BUILD)/bench/lib/%.o,\
+		    bench/lib/bench_engine.c bench/lib/bench_sources.c bench/lib/bench_vdso.c)
 BENCH_OUT      := $(BUILD)/bench-results
 BENCH_ARGS     ?=
 CFLAGS_BENCHPROG := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -DSURAND_BENCH_BUILD $(BENCH_CFLAGS) \
-		    -Iinclude -Isrc -Itools -pthread $(SAN) $(EXTRA_CFLAGS)
+		    -Iinclude -Isrc -Ibench/lib -pthread $(SAN) $(EXTRA_CFLAGS)
 
-$(BENCH_TOOL_OBJ): $(BUILD)/bench/tools/%.o: tools/%.c tools/bench.h $(LIB_HDR)
+$(BENCH_TOOL_OBJ): $(BUILD)/bench/lib/%.o: bench/lib/%.c bench/lib/bench.h $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BENCHPROG) -c $< -o $@
 
-$(BENCH_PROGS): $(BUILD)/bench/%: bench/%.c $(BENCH_TOOL_OBJ) $(BENCHLIB) tools/bench.h $(LIB_HDR)
+$(BENCH_PROGS): $(BUILD)/bench/%: bench/%.c $(BENCH_TOOL_OBJ) $(BENCHLIB) bench/lib/bench.h $(LIB_HDR)
 	$(CC) $(CFLAGS_BENCHPROG) -o $@ $< $(BENCH_TOOL_OBJ) $(BENCHLIB) $(LDLIBS_LIB) -lm
 
 CHECK_DEPS += $(BENCH_PROGS)
@@ -56,8 +56,16 @@ bench: all $(BENCH_PROGS) $(OVERHEAD)
 	bash -o pipefail -c '$(BUILD)/bench/shared_writes | tee $(BENCH_OUT)/shared_writes.txt'
 	bash -o pipefail -c '$(OVERHEAD) | tee $(BENCH_OUT)/overhead.txt'
 
-# tests/test_bench.c includes tools/bench_*.c: rebuilt when they change.
-$(BUILD)/test/test_bench: $(wildcard tools/bench_*.c) tools/bench.h
+# tests/test_bench.c links the measuring library, compiled as the tests are.
+BENCHLIB_SRC      := $(wildcard bench/lib/*.c)
+TEST_BENCHLIB_OBJ := $(patsubst bench/lib/%.c,$(BUILD)/test/benchlib/%.o,$(BENCHLIB_SRC))
+$(TEST_BENCHLIB_OBJ): $(BUILD)/test/benchlib/%.o: bench/lib/%.c bench/lib/bench.h $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_TEST) -Ibench/lib -c $< -o $@
+$(BUILD)/test/test_bench: tests/test_bench.c $(TEST_BENCHLIB_OBJ) $(BUILD)/test/harness.o $(TESTLIB) \
+		tests/harness.h bench/lib/bench.h $(LIB_HDR)
+	$(CC) $(CFLAGS_TEST) -Ibench/lib -o $@ $< $(TEST_BENCHLIB_OBJ) $(BUILD)/test/harness.o \
+		$(TESTLIB) $(OPT_LIBS) $(LDLIBS_LIB) -lm
 
 # ---- the Rust peer of surand bench (bench/rust-rand/) ----------------------
 # rand 0.8's thread_rng() behind extern "C" functions, a shared object that

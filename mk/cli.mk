@@ -1,14 +1,14 @@
 # mk/cli.mk - the surand command's area: the parser/encoder/verify unit test
-# (which links tools/parse.c, format.c and verify.c into the test build) and
+# (which links tools/surand/parse.c, format.c and verify.c into the test build) and
 # the man pages.
 
-CLI_UNIT_SRC := tools/parse.c tools/format.c tools/verify.c
-CLI_UNIT_HDR := tools/parse.h tools/format.h tools/verify.h
+CLI_UNIT_SRC := tools/surand/parse.c tools/surand/format.c tools/surand/verify.c
+CLI_UNIT_HDR := tools/surand/parse.h tools/surand/format.h tools/surand/verify.h
 
 # An explicit rule: it replaces the generic tests/test_%.c rule for this binary.
 $(BUILD)/test/test_cli_parse: tests/test_cli_parse.c $(CLI_UNIT_SRC) $(CLI_UNIT_HDR) \
 		$(BUILD)/test/harness.o $(TESTLIB) tests/harness.h $(LIB_HDR)
-	$(CC) $(CFLAGS_TEST) -Itools -o $@ $< $(CLI_UNIT_SRC) $(BUILD)/test/harness.o $(TESTLIB) \
+	$(CC) $(CFLAGS_TEST) -Itools/surand -o $@ $< $(CLI_UNIT_SRC) $(BUILD)/test/harness.o $(TESTLIB) \
 		$(OPT_LIBS) $(LDLIBS_LIB) -lm
 
 # Every man/NAME.N page goes to share/man/manN (surand.1, surand.3, and other

@@ -1,7 +1,7 @@
 # mk/fuse.mk - build/surandfs (tools/surandfs/), only where pkg-config finds
 # fuse3 (apt-get install fuse3 libfuse3-dev); tests/fuse.sh skips otherwise.
 # The read path (readpath.c) needs no FUSE: build/surandfs-readpath-test
-# (tools/surandfs/readpath_test.c) drives it directly, so it is built and
+# (tests/surandfs_readpath.c) drives it directly, so it is built and
 # tested everywhere.
 
 HAVE_FUSE3 := $(shell $(PKG_CONFIG) --exists fuse3 2>/dev/null && echo 1)
@@ -15,7 +15,7 @@ $(SFS_DIR)/readpath.o: tools/surandfs/readpath.c tools/surandfs/readpath.h inclu
 	$(CC) $(CFLAGS_SFS) -c $< -o $@
 
 # Unit test of the read path (run by tests/fuse.sh, with or without fuse3).
-$(BUILD)/surandfs-readpath-test: tools/surandfs/readpath_test.c $(SFS_DIR)/readpath.o $(STATIC)
+$(BUILD)/surandfs-readpath-test: tests/surandfs_readpath.c $(SFS_DIR)/readpath.o $(STATIC)
 	$(CC) $(CFLAGS_SFS) -Wno-missing-prototypes -o $@ $< $(SFS_DIR)/readpath.o $(STATIC) $(LDLIBS_LIB)
 
 CHECK_DEPS += $(BUILD)/surandfs-readpath-test

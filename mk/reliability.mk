@@ -42,10 +42,10 @@ $(FUZZ_LIB): $(FUZZ_LIBOBJ)
 # Sources and include folders of each harness besides tests/fuzz/fuzz_<t>.c.
 FUZZ_SRC_getrandom     :=
 FUZZ_SRC_entropy       :=
-FUZZ_SRC_cli_parse     := tools/parse.c
+FUZZ_SRC_cli_parse     := tools/surand/parse.c
 FUZZ_SRC_preload_match := tools/preload/match.c
 FUZZ_SRC_fuse_read     := tools/surandfs/readpath.c
-FUZZ_INC_cli_parse     := -Itools
+FUZZ_INC_cli_parse     := -Itools/surand
 FUZZ_INC_preload_match := -Itools/preload
 FUZZ_INC_fuse_read     := -Itools/surandfs
 FUZZ_LINK_getrandom    := $(FUZZ_LIB)
@@ -54,7 +54,7 @@ FUZZ_LINK_fuse_read    := $(FUZZ_LIB)
 
 FUZZ_BINS := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB) $(LIB_HDR) \
-		$(wildcard tools/*.h tools/preload/*.h tools/surandfs/*.h)
+		$(wildcard tools/*/*.h tools/*/*/*.h bench/lib/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_INC_$*) -o $@ $< $(FUZZ_SRC_$*) \
 		$(FUZZ_LINK_$*) -ldl -lm
@@ -74,7 +74,7 @@ CFLAGS_REPLAY := -std=gnu11 -O1 -g $(WARN) -Wno-missing-prototypes -D_GNU_SOURCE
 		 -Itests/fuzz -pthread $(SAN) $(EXTRA_CFLAGS)
 
 $(REPLAY_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c tests/fuzz/fuzz.h $(STATIC) \
-		$(LIB_HDR) $(wildcard tools/*.h tools/preload/*.h tools/surandfs/*.h)
+		$(LIB_HDR) $(wildcard tools/*/*.h tools/*/*/*.h bench/lib/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_REPLAY) $(FUZZ_INC_$*) -o $@ $< tests/fuzz/replay_main.c $(FUZZ_SRC_$*) \
 		$(REPLAY_LINK_$*) $(LDLIBS_LIB) -lm
@@ -125,8 +125,8 @@ valgrind: $(CHECK_DEPS)
 		bash tests/stress/valgrind.sh
 
 # ---- make lint ---------------------------------------------------------------------------
-LINT_SRC  := $(LIB_SRC) $(wildcard tools/*.c tools/preload/*.c tools/surandfs/*.c)
-LINT_DEFS := -D_GNU_SOURCE -DFUSE_USE_VERSION=312 -Iinclude -Isrc -Itools -Itools/preload \
+LINT_SRC  := $(LIB_SRC) $(wildcard tools/*/*.c tools/*/*/*.c bench/lib/*.c)
+LINT_DEFS := -D_GNU_SOURCE -DFUSE_USE_VERSION=312 -Iinclude -Isrc -Itools/surand -Itools/surand/bench -Ibench/lib -Itools/preload \
 	     -Itools/surandfs $(shell pkg-config --cflags fuse3 2>/dev/null)
 .PHONY: lint cppcheck clang-tidy
 lint: cppcheck clang-tidy
@@ -134,7 +134,7 @@ cppcheck:
 	cppcheck -q --std=c11 --language=c --enable=warning,performance,portability \
 		--inline-suppr --suppressions-list=.cppcheck-suppressions --error-exitcode=1 \
 		--library=posix -D__x86_64__ -D__GNUC__ -DFUSE_USE_VERSION=312 -Iinclude -Isrc \
-		-Itools -Itools/preload -Itools/surandfs $(LINT_SRC)
+		-Itools/surand -Itools/surand/bench -Ibench/lib -Itools/preload -Itools/surandfs $(LINT_SRC)
 	@echo "cppcheck: $(words $(LINT_SRC)) files, no findings"
 	@echo "RELIABILITY lint-cppcheck[src+tools]|cppcheck $$(cppcheck --version | cut -d' ' -f2) warning,performance,portability over $(words $(LINT_SRC)) files, $$(grep -c '^[a-zA-Z]' .cppcheck-suppressions) justified suppressions|pass|0|0|0"
 clang-tidy:
@@ -145,7 +145,7 @@ clang-tidy:
 		clang-tidy --quiet --warnings-as-errors='*' $$f -- $$flags; \
 		n=$$((n + 1)); \
 	done; echo "clang-tidy: $$n files, no findings"; \
-	echo "RELIABILITY lint-clang-tidy[src+tools]|clang-tidy $$(clang-tidy --version | sed -n 's/.*version \([0-9.]*\).*/\1/p' | head -1) (.clang-tidy) over $$n files, $$(grep -rc NOLINT src tools | awk -F: '{s += $$2} END {print s}') justified NOLINT lines|pass|0|0|0"
+	echo "RELIABILITY lint-clang-tidy[src+tools]|clang-tidy $$(clang-tidy --version | sed -n 's/.*version \([0-9.]*\).*/\1/p' | head -1) (.clang-tidy) over $$n files, $$(grep -rc NOLINT src tools bench/lib | awk -F: '{s += $$2} END {print s}') justified NOLINT lines|pass|0|0|0"
 
 # ---- RELIABILITY.md ------------------------------------------------------------------------
 .PHONY: reliability-table reliability-deps

@@ -599,7 +599,7 @@ else
 	fail overhead_built "$ov not built (make check builds it)"
 fi
 
-# ---- bench kleen / bench mixed (tools/bench_debate.c) ---------------------------
+# ---- bench kleen / bench mixed (tools/surand/bench/bench_debate.c) ---------------------------
 bad kleen_bad_threads kleen --threads 0
 bad kleen_bad_seconds kleen --seconds x
 bad kleen_bad_option kleen --nosuch 1

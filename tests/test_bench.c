@@ -1,16 +1,17 @@
 /*
  * test_bench.c - the benchmark's measuring loop and its vDSO lookup
- * (tools/bench_engine.c, tools/bench_vdso.c, compiled into this test).
+ * (bench/lib/, the measuring library, linked into this test).
  *
  * The loop must count every thread's measured calls exactly, catch a source
  * that does not write its buffer, count failing calls, refuse a cell whose
  * threads cannot set up, and give sane percentiles; the two ways of finding
- * the vDSO getrandom must agree; the report's words (tools/bench_verdict.c)
+ * the vDSO getrandom must agree; the report's words (bench/lib/bench_verdict.c)
  * say what they should.
  * SPDX-License-Identifier: MIT
  */
 #include "harness.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,10 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../tools/bench_engine.c"
-#include "../tools/bench_vdso.c"
-#include "../tools/bench_verdict.c"
-#include "../tools/bench_sources.c"
+#include "bench.h"
 
 /* ---- fake sources ----------------------------------------------------------- */
 static __thread uint64_t fills_this_thread;
@@ -183,7 +181,7 @@ static void histogram_percentiles(void)
 	memset(hist, 0, sizeof(hist));
 	/* values 1..10000 ns once each: p50 5000, p99 9900, p99.9 9990 */
 	for (uint64_t v = 1; v <= 10000; v++)
-		hist[hist_bucket(v)]++;
+		hist[bench_hist_bucket(v)]++;
 	double p50 = bench_hist_percentile(hist, 10000, 0.5);
 	double p99 = bench_hist_percentile(hist, 10000, 0.99);
 	double p999 = bench_hist_percentile(hist, 10000, 0.999);
@@ -192,22 +190,22 @@ static void histogram_percentiles(void)
 	T_ASSERT_MSG(fabs(p999 - 9990) / 9990 < 0.07, "p99.9 %.0f", p999);
 	/* small values are exact */
 	memset(hist, 0, sizeof(hist));
-	hist[hist_bucket(7)] = 99;
-	hist[hist_bucket(20)] = 1;
+	hist[bench_hist_bucket(7)] = 99;
+	hist[bench_hist_bucket(20)] = 1;
 	T_ASSERT(bench_hist_percentile(hist, 100, 0.5) == 7.0);
 	T_ASSERT(bench_hist_percentile(hist, 100, 0.999) == 20.0);
 	T_ASSERT(isnan(bench_hist_percentile(hist, 0, 0.5)));
 	/* huge values land in the last bucket, not past it */
-	T_ASSERT(hist_bucket(UINT64_MAX) == BENCH_HIST_BUCKETS - 1);
+	T_ASSERT(bench_hist_bucket(UINT64_MAX) == BENCH_HIST_BUCKETS - 1);
 }
 
 static void sampling_period_budget(void)
 {
 	/* 3 ns calls with a 30 ns clock pair: >= 1000 calls per timing */
-	T_ASSERT(choose_period(30.0, 3) >= 1000);
+	T_ASSERT(bench_choose_period(30.0, 3) >= 1000);
 	/* 100 us calls: every call */
-	T_ASSERT(choose_period(30.0, 100000) == 1);
-	T_ASSERT(choose_period(30.0, UINT64_MAX) == 64);
+	T_ASSERT(bench_choose_period(30.0, 100000) == 1);
+	T_ASSERT(bench_choose_period(30.0, UINT64_MAX) == 64);
 	double t = bench_timer_overhead_ns();
 	T_ASSERT_MSG(t >= 0 && t < 10000, "clock pair %.0f ns", t);
 }
@@ -290,19 +288,21 @@ static void libbsd_is_libbsd(void)
 	char desc[400] = "", why[256] = "";
 	uint8_t a[16], b[16];
 	void *glibc_buf = dlsym(RTLD_DEFAULT, "arc4random_buf");
+	const struct bench_source *bsd = bench_find_system_source("libbsd");
 
-	if (libbsd_setup("", desc, sizeof(desc), why, sizeof(why)) != 0) {
+	T_ASSERT(bsd != NULL);
+	if (bsd->absent || bsd->setup("", desc, sizeof(desc), why, sizeof(why)) != 0) {
 		T_ASSERT_MSG(strstr(why, BENCH_LIBBSD_APT) != NULL, "why without the apt line: %s", why);
 		t_skip(why, "libbsd0");
 		return;
 	}
-	T_ASSERT(bsd_buf_fn && bsd_u32_fn);
-	T_ASSERT_MSG(glibc_buf == NULL || (void *)bsd_buf_fn != glibc_buf,
+	T_ASSERT(bench_libbsd_buf_fn() != NULL);
+	T_ASSERT_MSG(glibc_buf == NULL || bench_libbsd_buf_fn() != glibc_buf,
 		     "libbsd's arc4random_buf resolved to the program's (glibc's)");
 	T_ASSERT(strncmp(desc, "libbsd ", 7) == 0 && strstr(desc, "dlopen") != NULL);
 	memset(a, 0, sizeof(a));
 	memset(b, 0, sizeof(b));
-	T_ASSERT(libbsd_fill(NULL, a, sizeof(a)) == 0 && libbsd_fill(NULL, b, sizeof(b)) == 0);
+	T_ASSERT(bsd->fill(NULL, a, sizeof(a)) == 0 && bsd->fill(NULL, b, sizeof(b)) == 0);
 	T_ASSERT(memcmp(a, b, sizeof(a)) != 0);
 }
 
@@ -311,6 +311,7 @@ static void libbsd_is_libbsd(void)
 static void rust_peer_absent_says_how(void)
 {
 	char desc[400] = "", why[256] = "", here[4200];
+	const struct bench_source *rust = bench_find_system_source("rust-rand");
 
 	T_ASSERT(bench_next_to_self(BENCH_RUST_PEER_SO, here, sizeof(here)) == 0);
 	T_ASSERT(strstr(here, "/" BENCH_RUST_PEER_SO) != NULL);
@@ -318,7 +319,8 @@ static void rust_peer_absent_says_how(void)
 		t_skip("a Rust peer object sits next to this test binary", NULL);
 		return;
 	}
-	T_ASSERT(rust_setup("", desc, sizeof(desc), why, sizeof(why)) == -1);
+	T_ASSERT(rust != NULL && !rust->absent);
+	T_ASSERT(rust->setup("", desc, sizeof(desc), why, sizeof(why)) == -1);
 	T_ASSERT_MSG(strstr(why, "apt-get install cargo librust-rand-dev") != NULL, "'%s'", why);
 }
 
@@ -358,7 +360,7 @@ static void bytes_source_every_size(void)
 	}
 }
 
-/* ---- the report's words (tools/bench_verdict.c) -------------------------------- */
+/* ---- the report's words (bench/lib/bench_verdict.c) -------------------------------- */
 static void claim_verdicts(void)
 {
 	const double one_above[1] = {1.01}, equal[1] = {1.0}, below[1] = {0.99}, none[1] = {NAN};

@@ -1,5 +1,5 @@
 /*
- * test_cli_parse.c - the surand command's pure parts (linked from tools/ by
+ * test_cli_parse.c - the surand command's pure parts (linked from tools/surand/ by
  * mk/cli.mk): the SIZE/number/format parsers, the encoders, and the wipe
  * --verify comparison (that it detects a corrupted byte, where, and nothing
  * else).  SPDX-License-Identifier: MIT

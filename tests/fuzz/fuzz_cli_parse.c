@@ -1,7 +1,7 @@
 /*
- * fuzz_cli_parse.c - the surand command's argument parsers (tools/parse.c):
+ * fuzz_cli_parse.c - the surand command's argument parsers (tools/surand/parse.c):
  * surand_parse_size, surand_parse_uint and surand_parse_format on arbitrary
- * strings.  Contract (tools/parse.h): 0 with a value, or -1 with *out
+ * strings.  Contract (tools/surand/parse.h): 0 with a value, or -1 with *out
  * untouched; a digits-only SIZE is its decimal value; "inf" is
  * SURAND_SIZE_INF; a format name round-trips through surand_format_name.
  * SPDX-License-Identifier: MIT

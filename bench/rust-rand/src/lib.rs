@@ -8,9 +8,9 @@
 //! a `__tls_get_addr` call that a Rust program linked as one executable would
 //! not pay.  That is the peer at its fastest; surand_u32() has no handle.
 //!
-//! The bench (tools/bench_sources.c) loads this object with dlopen() and calls
+//! The bench (bench/lib/bench_sources.c) loads this object with dlopen() and calls
 //! these functions through pointers, like every other source; the two loop
-//! functions run a whole loop of draws natively instead (tools/bench_words.c),
+//! functions run a whole loop of draws natively instead (tools/surand/bench/bench_words.c),
 //! which is what a Rust program's own loop costs.
 // SPDX-License-Identifier: MIT
 

@@ -479,12 +479,12 @@ int surand_cmd_bench(int argc, char **argv)
 	int r, failures, rc;
 
 	if (argc >= 2 && strcmp(argv[1], "chacha") == 0)
-		return surand_bench_chacha(argc - 1, argv + 1); /* tools/bench_chacha.c */
+		return surand_bench_chacha(argc - 1, argv + 1); /* tools/surand/bench/bench_chacha.c */
 	if (argc >= 2 && strcmp(argv[1], "words") == 0)
-		return surand_bench_words(argc - 1, argv + 1); /* tools/bench_words.c */
+		return surand_bench_words(argc - 1, argv + 1); /* tools/surand/bench/bench_words.c */
 	if (argc >= 2 && (strcmp(argv[1], "kleen") == 0 || strcmp(argv[1], "mixed") == 0 ||
 			  strcmp(argv[1], "__debate-cell") == 0))
-		return surand_bench_debate(argc - 1, argv + 1); /* tools/bench_debate.c */
+		return surand_bench_debate(argc - 1, argv + 1); /* tools/surand/bench/bench_debate.c */
 
 	if ((r = read_options(argc, argv, &o)) != 0)
 		return r;

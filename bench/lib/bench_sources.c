@@ -499,6 +499,11 @@ static int libbsd_setup(const char *arg, char *desc, size_t desc_len, char *why,
 	return 0;
 }
 
+void *bench_libbsd_buf_fn(void)
+{
+	return (void *)bsd_buf_fn;
+}
+
 static int libbsd_fill(void *ctx, void *buf, size_t len)
 {
 	(void)ctx;

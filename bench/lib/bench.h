@@ -1,5 +1,5 @@
 /*
- * bench.h - the pieces of `surand bench` (tools/cmd_bench.c) and of the
+ * bench.h - the pieces of `surand bench` (tools/surand/bench/cmd_bench.c) and of the
  * bench/ programs: one measuring loop for every source, the sources, and
  * the kernel's vDSO getrandom.
  * SPDX-License-Identifier: MIT
@@ -16,7 +16,7 @@
 #define BENCH_MAX_SIZE_BYTES (16u << 20)
 #define BENCH_MAX_SECONDS 600.0
 
-/* ---- sources (tools/bench_sources.c) ---------------------------------------- */
+/* ---- sources (bench/lib/bench_sources.c) ---------------------------------------- */
 enum bench_kind {
 	BENCH_KIND_BACKEND,  /* a surand backend, through the public API */
 	BENCH_KIND_BARE,     /* the bare ChaCha20 body */
@@ -60,11 +60,14 @@ extern const struct bench_source bench_backend_source;
 #define BENCH_LIBBSD_APT "apt-get install libbsd0"
 
 const struct bench_source *bench_find_system_source(const char *name);
+/* libbsd's arc4random_buf as the libbsd source's setup found it (NULL
+ * before): never the program's own name (glibc 2.36+ has one). */
+void *bench_libbsd_buf_fn(void);
 /* path = the running program's folder + "/" + name: 0, or -1 (too long, no
  * /proc/self/exe). */
 int bench_next_to_self(const char *name, char *path, size_t cap);
 
-/* ---- vDSO getrandom (tools/bench_vdso.c) ------------------------------------- */
+/* ---- vDSO getrandom (bench/lib/bench_vdso.c) ------------------------------------- */
 typedef ssize_t (*bench_vgetrandom_fn)(void *buf, size_t len, unsigned int flags,
 				       void *opaque_state, size_t opaque_len);
 struct bench_vdso {
@@ -80,7 +83,7 @@ int bench_vdso_find(struct bench_vdso *v, char *why, size_t why_len);
 void *bench_vdso_lookup_dlvsym(void);
 void *bench_vdso_lookup_auxv(void);
 
-/* ---- the measuring loop (tools/bench_engine.c) -------------------------------- */
+/* ---- the measuring loop (bench/lib/bench_engine.c) -------------------------------- */
 /* Latency histogram: exact below 32 ns, then 16 steps per power of two (<= 6%). */
 #define BENCH_HIST_LINEAR 32u
 #define BENCH_HIST_SUB 16u
@@ -129,9 +132,15 @@ int bench_run_cell(const struct bench_source *src, size_t len, unsigned threads,
 
 /* Percentile p (0..1) of a histogram, in ns. */
 double bench_hist_percentile(const uint64_t *hist, uint64_t total, double p);
+/* The histogram bucket of a v-ns call. */
+unsigned bench_hist_bucket(uint64_t v);
+/* How often a thread times a call (every Nth): the timer's cost timer_ns
+ * kept small beside the fastest call seen in the warm-up, min_sample ns
+ * (UINT64_MAX: none seen). */
+unsigned bench_choose_period(double timer_ns, uint64_t min_sample);
 
 /*
- * tools/bench_verdict.c: the words of the report, pure functions (no I/O)
+ * bench/lib/bench_verdict.c: the words of the report, pure functions (no I/O)
  * so that tests/test_bench.c checks them.
  */
 /* A latency in ns for the table: "< R ns" below the clock's resolution R

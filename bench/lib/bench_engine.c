@@ -122,7 +122,7 @@ double bench_timer_overhead_ns(void)
 	return cached;
 }
 
-static unsigned hist_bucket(uint64_t v)
+unsigned bench_hist_bucket(uint64_t v)
 {
 	if (v < BENCH_HIST_LINEAR)
 		return (unsigned)v;
@@ -204,7 +204,7 @@ static uint64_t run_loop(struct worker *w, int phase, unsigned period, uint64_t 
 			uint64_t d = t1 - t0;
 			d = d > overhead ? d - overhead : 0;
 			if (hist)
-				hist[hist_bucket(d)]++;
+				hist[bench_hist_bucket(d)]++;
 			else if (d < mins)
 				mins = d;
 			samples++;
@@ -232,7 +232,7 @@ static uint64_t run_loop(struct worker *w, int phase, unsigned period, uint64_t 
  * every call.  No timing in the warm-up (the thread made no call in it: a
  * busy machine, many threads): every 64th.
  */
-static unsigned choose_period(double timer_ns, uint64_t min_sample)
+unsigned bench_choose_period(double timer_ns, uint64_t min_sample)
 {
 	if (min_sample == UINT64_MAX)
 		return BENCH_DEFAULT_PERIOD;
@@ -276,7 +276,7 @@ static void *worker_main(void *arg)
 		uint64_t wz = 0, we = 0, ws = 0;
 
 		run_loop(w, PHASE_WARM, BENCH_WARMUP_PERIOD, NULL, &mins, &wz, &we, &ws);
-		w->period = choose_period(c->timer_ns, mins);
+		w->period = bench_choose_period(c->timer_ns, mins);
 		if (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) == PHASE_MEASURE) {
 			if (c->hooks && c->hooks->measure_begin)
 				c->hooks->measure_begin(c->hooks->arg, w->idx);

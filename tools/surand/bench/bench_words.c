@@ -66,6 +66,7 @@ static uint64_t (*rs_u64)(void *);
 static uint64_t (*rs_loop_u32)(void *, uint64_t, uint64_t *);
 static uint64_t (*rs_loop_u64)(void *, uint64_t, uint64_t *);
 static void *rs_h;
+static void *so_lib, *rs_lib; /* kept open: the functions above live in them */
 static char so_why[160], rs_why[200];
 
 static void load_peers(void)
@@ -75,14 +76,14 @@ static void load_peers(void)
 
 	/* The shipped shared library, beside this program (make builds it there). */
 	if (bench_next_to_self("libsurand.so.1", path, sizeof(path)) == 0 &&
-	    (h = dlopen(path, RTLD_NOW | RTLD_LOCAL)) != NULL) {
+	    (h = so_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL)) != NULL) {
 		so_u32 = (uint32_t (*)(void))dlsym(h, "surand_u32");
 		so_u64 = (uint64_t (*)(void))dlsym(h, "surand_u64");
 	}
 	if (!so_u32 || !so_u64)
 		snprintf(so_why, sizeof(so_why), "libsurand.so.1 not found next to this program");
 	if (bench_next_to_self(BENCH_RUST_PEER_SO, path, sizeof(path)) == 0 &&
-	    (h = dlopen(path, RTLD_NOW | RTLD_LOCAL)) != NULL) {
+	    (h = rs_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL)) != NULL) {
 		rs_new = (void *(*)(void))dlsym(h, "surand_peer_rust_new");
 		rs_u32 = (uint32_t (*)(void *))dlsym(h, "surand_peer_rust_u32");
 		rs_u64 = (uint64_t (*)(void *))dlsym(h, "surand_peer_rust_u64");

@@ -1,5 +1,5 @@
 /*
- * readpath_test.c - unit test of surandfs's read path (readpath.c) without
+ * surandfs_readpath.c - unit test of surandfs's read path (readpath.c) without
  * FUSE; tests/fuse.sh runs it.  Prints "PASS fuse/readpath-<case>" or
  * "FAIL fuse/readpath-<case>: why" lines.
  *

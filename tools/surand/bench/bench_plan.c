@@ -74,7 +74,7 @@ int split_list(const char *s, char items[][48], unsigned max, unsigned *n,
 	}
 }
 
-/* A size by the command's one parser (tools/parse.c), 1 B to BENCH_MAX_SIZE_BYTES:
+/* A size by the command's one parser (tools/surand/parse.c), 1 B to BENCH_MAX_SIZE_BYTES:
  * 0, -1 not a size, -2 out of range. */
 int parse_size(const char *s, size_t *out)
 {

@@ -1,5 +1,5 @@
 /*
- * bench_cmd.h - the parts of `surand bench` (tools/cmd_bench.c), one job per
+ * bench_cmd.h - the parts of `surand bench` (tools/surand/bench/cmd_bench.c), one job per
  * file: bench_plan.c (the plan and reading the results), bench_run.c (the
  * child processes), bench_report.c (the text report), bench_export.c (CSV,
  * JSON), bench_plot.c (gnuplot charts).  Internal to the surand command.
