@@ -12,7 +12,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "internal.h"
-#include "gen/designs.h"
+#include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -27,7 +27,7 @@
 #define RESEED_CEILING_DEFAULT_S 60u
 #define RESEED_CEILING_MAX_S 300u
 
-/* The designs of the 2015 debate (gen/designs.h). */
+/* The designs of the 2015 debate (struct surand_design_config, config.h). */
 #define NODES_MAX 1024u
 /* taskcrng's limiter: the defaults are the 2015 debate's figures (docs/designs.md). */
 #define TASK_READS_DEFAULT 10u        /* Ts'o: "no more than ten times a second" */

@@ -119,16 +119,7 @@ void surand_secmem_probe(void) SURAND_HIDDEN;
 /* Bumped by the atfork child handler: what detects fork() where wipe-on-fork is absent. */
 extern volatile uint64_t surand_fork_generation SURAND_HIDDEN;
 
-/* ---- config.c: the environment, read once with secure_getenv -------------- */
-struct surand_config {
-	const char *backend;        /* SURAND_BACKEND, NULL: default */
-	unsigned reseed_ceiling_s;  /* SURAND_RESEED_SECS: 1..300, default 60 */
-	int trust_cpu;              /* SURAND_TRUST_CPU=1 */
-	int debug;                  /* SURAND_DEBUG=1 */
-	const char *chacha_impl;    /* SURAND_CHACHA_IMPL */
-	const char *entropy_off;    /* SURAND_ENTROPY_OFF, raw (entropy/reseed.c parses it) */
-};
-const struct surand_config *surand_config(void) SURAND_HIDDEN;
+#include "config.h"
 #ifdef SURAND_TEST_BUILD
 /* Test builds: read the environment again (config.c). */
 void surand_config_reread(void) SURAND_HIDDEN;
@@ -162,6 +153,9 @@ int surand_vdso_fill(void *buf, size_t len) SURAND_HIDDEN;
  * has a state (no lookup, no lock, no allocation); else -1. */
 int surand_vdso_fill_nested(void *buf, size_t len) SURAND_HIDDEN;
 int surand_vdso_available(void) SURAND_HIDDEN;
+/* The vDSO getrandom this library calls (NULL: none), the one lookup of it:
+ * the benchmark's vdso peer is this function too. */
+void *surand_vdso_getrandom_fn(void) SURAND_HIDDEN;
 /* Releases the calling thread's vDSO state (thread exit). */
 void surand_vdso_thread_exit(void) SURAND_HIDDEN;
 /* Fork child: re-initialise the locks of kernel.c. */

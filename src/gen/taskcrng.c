@@ -16,7 +16,7 @@
  *  - Per thread, not per process (task_struct): a userspace library has no
  *    process-wide place the kernel would not share with other threads, and a
  *    per-thread CRNG needs no lock.  The slot lives in wipe-on-fork memory
- *    (the shared slab of gen/common.c).
+ *    (the shared slab of gen/slab.c).
  *  - The limiter: a thread stays careful while it makes at most
  *    SURAND_TASKCRNG_READS reads per SURAND_TASKCRNG_RATE_MS (default 10
  *    per 1000 ms: Ts'o's "no more than ten times a second", Ts'o's mail of 12 Oct 2015 line

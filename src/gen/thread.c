@@ -16,12 +16,12 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gen/thread_fast.h"
+#include "gen/slab.h"
 #include "benchcount.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 /* ==== 1. the slot ============================================================
  *
@@ -50,26 +50,29 @@
  * SURAND_THREAD_SLOT_BYTES (1024, 2048 or 4096) overrides it at build time,
  * for those measurements.
  */
-/* Per-slot bookkeeping in ordinary memory (not secret), one cache line each. */
+/* Per-slot record beside the slab's (ordinary memory, not secret): where
+ * the owner's counters are, for stats.  One cache line each. */
 struct slot_meta {
+	uint32_t slab_link; /* the slab's word (gen/slab.h) */
+	uint32_t reserved;
 	uint64_t *calls;   /* the owner's TLS counters (read by stats) */
 	uint64_t *bytes;
 	uint64_t *refills;
 	uint64_t *direct;
 	uint64_t *words;   /* [0]: 4-byte, [1]: 8-byte draws of thread_word */
-	uint32_t in_use;
-	uint32_t next_free; /* free-list link: index + 1, 0 = end */
 	uint8_t pad[SURAND_CACHELINE - 48];
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct slot_meta) == SURAND_CACHELINE, "one record a cache line");
 
-/* ==== 2. the slab ============================================================ */
+/* ==== 2. the slab ============================================================
+ *
+ * The designs' slab (gen/slab.h), SLOTS_PER_CHUNK slots a chunk, with a
+ * slot_meta record beside each slot: taken and given back under the slab's
+ * lock together with the owner's counters. */
 
-static struct slot *chunks[MAX_CHUNKS];
-static struct slot_meta *metas[MAX_CHUNKS];
-static uint32_t nchunks;
-static uint32_t free_head; /* index + 1 of the first free slot, 0: none */
-static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t n_threads_seen, n_slots_in_use;
+static struct surand_slab slab =
+	SURAND_SLAB_INITIALIZER_RECORDS(sizeof(struct slot), SLOTS_PER_CHUNK, sizeof(struct slot_meta));
+static uint64_t n_threads_seen;
 /* Counters of threads that have exited (or whose slot was given back). */
 static uint64_t dead_calls, dead_bytes, dead_refills, dead_direct;
 
@@ -83,86 +86,34 @@ __thread struct thread_tls surand_thread_tls __attribute__((tls_model("initial-e
 #define tls_refills tls.refills
 #define tls_direct tls.direct
 
-static struct slot *slot_at(uint32_t i)
-{
-	return &chunks[i / SLOTS_PER_CHUNK][i % SLOTS_PER_CHUNK];
-}
-
-static struct slot_meta *meta_at(uint32_t i)
-{
-	return &metas[i / SLOTS_PER_CHUNK][i % SLOTS_PER_CHUNK];
-}
-
-/* Called with slab_lock held: maps one more chunk of slots. */
-static int slab_grow(void)
-{
-	struct slot *c;
-	struct slot_meta *m;
-	uint32_t i, base_i;
-
-	if (nchunks >= MAX_CHUNKS)
-		return -ENOMEM;
-	c = surand_secmem_alloc(SLOTS_PER_CHUNK * sizeof(struct slot));
-	if (!c)
-		return -ENOMEM;
-	/* mmap, not calloc: a thread's first call may come from a signal handler
-	 * that interrupted malloc (calloc deadlocked on the arena lock there:
-	 * tests/test_faults.c, first_call_in_handler).  Zeroed, not secret. */
-	m = mmap(NULL, SLOTS_PER_CHUNK * sizeof(*m), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED) {
-		surand_secmem_free(c, SLOTS_PER_CHUNK * sizeof(struct slot));
-		return -ENOMEM;
-	}
-	base_i = nchunks * SLOTS_PER_CHUNK;
-	chunks[nchunks] = c;
-	metas[nchunks] = m;
-	nchunks++;
-	for (i = SLOTS_PER_CHUNK; i-- > 0;) {
-		m[i].next_free = free_head;
-		free_head = base_i + i + 1;
-	}
-	return 0;
-}
-
 static void thread_exit_cb(void);
 
 /* Gives the calling thread a slot; NULL when none can be mapped. */
 static struct slot *slot_acquire(void)
 {
-	struct slot *s = NULL;
+	struct slot *s;
 	struct slot_meta *m;
 	uint32_t i;
 	int st;
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
-	surand_mutex_lock(&slab_lock);
-	SURAND_BENCH_COUNT_LOCK();
+	surand_slab_lock(&slab, &st);
 	SURAND_TEST_POINT(SURAND_TP_SLAB_LOCKED);
-	if (free_head || slab_grow() == 0) {
-		i = free_head - 1;
-		m = meta_at(i);
-		free_head = m->next_free;
-		m->next_free = 0;
-		m->in_use = 1;
+	s = surand_slab_take_locked(&slab, &i);
+	if (s) {
+		m = surand_slab_record(&slab, i);
 		m->calls = &tls_calls;
 		m->bytes = &tls_bytes;
 		m->refills = &tls_refills;
 		m->direct = &tls_direct;
 		m->words = tls.pub.words;
-		s = slot_at(i);
-		/* A recycled slot was wiped when it was given back; a zero header
-		 * (gen 0) forces a re-key before any output.  slab_lock (a mutex:
-		 * release at unlock, acquire at lock, on aarch64 as on x86) orders
-		 * the previous owner's wipe before these stores and this use. */
+		/* Taken wiped: a zero header (gen 0) forces a re-key before any
+		 * output; the batch reads as empty. */
 		s->h.gen = 0;
 		s->h.pos = BATCH_BYTES;
 		tls_slot_index = i;
-		n_slots_in_use++;
 		n_threads_seen++;
 	}
-	surand_mutex_unlock(&slab_lock);
-	pthread_setcancelstate(st, NULL);
+	surand_slab_unlock(&slab, st);
 	tls_slot = s;
 	return s;
 }
@@ -472,11 +423,9 @@ static void thread_exit_cb(void)
 	i = tls_slot_index;
 	/* The exiting thread's key and batch never outlive it. */
 	surand_wipe(s, sizeof(*s));
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
-	surand_mutex_lock(&slab_lock);
-	SURAND_BENCH_COUNT_LOCK();
+	surand_slab_lock(&slab, &st);
 	SURAND_TEST_POINT(SURAND_TP_THREAD_EXIT_LOCKED);
-	m = meta_at(i);
+	m = surand_slab_record(&slab, i);
 	dead_calls += tls_calls;
 	dead_bytes += tls_bytes;
 	dead_refills += tls_refills;
@@ -484,12 +433,8 @@ static void thread_exit_cb(void)
 	dead_calls += tls.pub.words[0] + tls.pub.words[1];
 	dead_bytes += 4 * tls.pub.words[0] + 8 * tls.pub.words[1];
 	m->calls = m->bytes = m->refills = m->direct = m->words = NULL;
-	m->in_use = 0;
-	m->next_free = free_head;
-	free_head = i + 1;
-	n_slots_in_use--;
-	surand_mutex_unlock(&slab_lock);
-	pthread_setcancelstate(st, NULL);
+	surand_slab_give_locked(&slab, i);
+	surand_slab_unlock(&slab, st);
 	TLS_ADD(tls_calls, -tls_calls);
 	TLS_ADD(tls_bytes, -tls_bytes);
 	TLS_ADD(tls_refills, -tls_refills);
@@ -504,27 +449,14 @@ static void thread_atfork_child(void)
 	struct slot *mine = tls_slot;
 	uint32_t i, n;
 
-	pthread_mutex_init(&slab_lock, NULL);
-	n = nchunks * SLOTS_PER_CHUNK;
-	free_head = 0;
-	n_slots_in_use = 0;
-	for (i = n; i-- > 0;) {
-		struct slot *s = slot_at(i);
-		struct slot_meta *m = meta_at(i);
+	surand_slab_atfork_child(&slab, mine ? (long)tls_slot_index : -1);
+	n = surand_slab_capacity_locked(&slab);
+	for (i = 0; i < n; i++) {
+		struct slot_meta *m = surand_slab_record(&slab, i);
 
-		if (s == mine) {
-			m->in_use = 1;
-			n_slots_in_use = 1;
-			continue;
-		}
-		/* Zero already where wipe-on-fork works; explicit for kind -1:
-		 * the parent's other threads' keys never survive in the child. */
-		if (surand_secmem_kind() < 0)
-			surand_wipe(s, sizeof(*s));
-		m->calls = m->bytes = m->refills = m->direct = m->words = NULL;
-		m->in_use = 0;
-		m->next_free = free_head;
-		free_head = i + 1;
+		/* The parent's other threads do not exist here. */
+		if (!mine || i != tls_slot_index)
+			m->calls = m->bytes = m->refills = m->direct = m->words = NULL;
 	}
 	if (mine)
 		mine->h.gen = 0; /* where wipe-on-fork is absent: re-key now */
@@ -541,17 +473,15 @@ static void thread_stats(struct surand_stats *st)
 	uint32_t i, n;
 	int cs;
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	surand_mutex_lock(&slab_lock);
-	SURAND_BENCH_COUNT_LOCK();
+	surand_slab_lock(&slab, &cs);
 	calls = dead_calls;
 	bytes = dead_bytes;
 	refills = dead_refills;
 	direct = dead_direct;
-	n = nchunks * SLOTS_PER_CHUNK;
+	n = surand_slab_capacity_locked(&slab);
 	for (i = 0; i < n; i++) {
-		struct slot_meta *m = meta_at(i);
-		if (!m->in_use || !m->calls)
+		struct slot_meta *m = surand_slab_record(&slab, i);
+		if (!surand_slab_used_locked(&slab, i) || !m->calls)
 			continue;
 		/* Another thread's TLS counters: racy reads of monotonic values. */
 		calls += __atomic_load_n(m->calls, __ATOMIC_RELAXED);
@@ -568,11 +498,10 @@ static void thread_stats(struct surand_stats *st)
 	st->refills = refills;
 	st->direct_fills = direct;
 	st->threads_seen = n_threads_seen;
-	st->slots_in_use = n_slots_in_use;
+	st->slots_in_use = slab.in_use;
 	st->slots_total = n;
 	st->fallback_nomem = SURAND_LOAD(n_fallback_nomem);
-	surand_mutex_unlock(&slab_lock);
-	pthread_setcancelstate(cs, NULL);
+	surand_slab_unlock(&slab, cs);
 	st->vdso_fold = (uint32_t)surand_vdso_available();
 }
 

@@ -32,8 +32,7 @@
 #define CRANKS_MAX (1ull << 24)
 /* Fresh kernel bytes folded into every refill and one-use key (vDSO). */
 #define FOLD_BYTES 16u
-#define SLOTS_PER_CHUNK 64u
-#define MAX_CHUNKS 4096u
+#define SLOTS_PER_CHUNK 64u /* slots a chunk of the slab (gen/slab.h): 256 KiB */
 
 struct slot_hdr {
 	uint32_t key[8];   /* current key; block 15 of each refill lands here */
