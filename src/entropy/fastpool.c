@@ -349,44 +349,9 @@ static __attribute__((noinline, cold)) void fp_slot_restart(struct fp_meta *m, s
  * between.  After the sequence rseq_cs is cleared again (C, every exit), so
  * no thread keeps a pointer into this object (dlclose).
  *
- * Why mutual exclusion holds on a CPU slot c in rseq mode:
- *  - Owner vs owner: only threads on CPU c commit lock = 1 on slot c.  Two
- *    such sequences cannot interleave (one CPU; any switch between threads
- *    or into a handler aborts the one in flight), and a sequence commits only
- *    after reading lock == 0 on CPU c.  Program order on one CPU (across a
- *    context switch, which the kernel orders fully) means it reads the last
- *    lock = 1 of an earlier holder, or the holder's release lock = 0 (done
- *    wherever the holder runs by then; a migration, too, is fully ordered).
- *    A signal handler that interrupts the holder on its own thread reads
- *    lock == 1 and goes to a shared slot.
- *  - Owner vs cross-CPU taker (fp_remote_trylock): the taker sets rlock = 1
- *    with xchg (a full barrier: the value is globally visible before the
- *    next step), then membarrier(RSEQ, CPU c), which interrupts CPU c (if a
- *    thread of this process runs there), aborts a sequence in flight there
- *    and fully orders CPU c's memory accesses at that point P, then reads
- *    lock.  An owner's sequence on CPU c either (a) straddles P: aborted,
- *    no commit; (b) ended (committed) before P: its lock = 1 is visible to
- *    the taker's later read, so the taker backs off, unless the owner has
- *    released already; (c) starts after P (or on a thread scheduled onto
- *    CPU c later, or one preempted mid-sequence, which aborts on resume): it
- *    reads rlock == 1 and backs off.  A taker that sees lock == 0 holds the
- *    slot until it stores rlock = 0.  Takers exclude each other with the
- *    xchg on rlock.
- *  - Shared slots are only ever taken with xchg on `lock`, as in xchg mode.
- *
- * Ordering on x86-64 (TSO): a holder's writes to the state and the meta
- * line precede its release store (store-store order is kept), and the next
- * holder's reads follow its read of the free lock word (load-load order is
- * kept), so the plain commit store and the plain release store (a compiler
- * barrier and a mov) pass the slot's content from holder to holder.  The
- * commit store may sit in the store buffer while the owner reads the slot;
- * nothing needs it visible earlier: same-CPU takers see it by program order,
- * the cross-CPU taker through membarrier's full barrier at P.
- *
- * Ordering on aarch64 (weak): xchg mode only.  The trylock is an acquire
- * exchange (swpa, or ldaxr/stxr without LSE: GCC's outline-atomics helper
- * picks one at run time) and every release is a release store (stlr), so a holder's state and meta writes happen-before the next
- * holder's reads by C11 acquire/release alone, without TSO.
+ * Why this excludes every other taker, and how each holder's writes reach
+ * the next on x86-64 (TSO) and aarch64: docs/entropy.md, "Why the fast
+ * pools' trylock excludes".
  */
 
 /* Test-and-test-and-set: a busy slot costs a read, not a write. */
