@@ -75,13 +75,10 @@ struct bench_vdso {
 	uint32_t state_size; /* size_of_opaque_state */
 	uint32_t mmap_prot;
 	uint32_t mmap_flags;
-	const char *found_by; /* "dlvsym" or "auxv ELF parse" */
 };
-/* 0 and *v filled, or -1 with a reason in why. */
+/* The library's vDSO getrandom and its state parameters: 0 and *v filled,
+ * or -1 with a reason in why. */
 int bench_vdso_find(struct bench_vdso *v, char *why, size_t why_len);
-/* Each lookup alone (tests/test_bench.c checks they agree): address or NULL. */
-void *bench_vdso_lookup_dlvsym(void);
-void *bench_vdso_lookup_auxv(void);
 
 /* ---- the measuring loop (bench/lib/bench_engine.c) -------------------------------- */
 /* Latency histogram: exact below 32 ns, then 16 steps per power of two (<= 6%). */

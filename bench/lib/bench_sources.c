@@ -361,9 +361,9 @@ static int vdso_setup(const char *arg, char *desc, size_t desc_len, char *why, s
 	if (bench_vdso_find(&vdso, why, why_len) != 0)
 		return -1;
 	snprintf(desc, desc_len,
-		 "the kernel's vDSO getrandom (found by %s; %u-byte state per thread, mmap flags "
-		 "0x%x): ChaCha20 batches in userspace, keyed by the kernel",
-		 vdso.found_by, vdso.state_size, vdso.mmap_flags);
+		 "the kernel's vDSO getrandom (the library's own lookup; %u-byte state per "
+		 "thread, mmap flags 0x%x): ChaCha20 batches in userspace, keyed by the kernel",
+		 vdso.state_size, vdso.mmap_flags);
 	return 0;
 }
 

@@ -362,6 +362,17 @@ int surand_vdso_available(void)
 	return s == 1;
 }
 
+void *surand_vdso_getrandom_fn(void)
+{
+	if (__atomic_load_n(&vdso_state_v, __ATOMIC_ACQUIRE) == 0) {
+		surand_mutex_lock(&vdso_lock);
+		if (__atomic_load_n(&vdso_state_v, __ATOMIC_ACQUIRE) == 0)
+			vdso_resolve();
+		surand_mutex_unlock(&vdso_lock);
+	}
+	return __atomic_load_n(&vdso_state_v, __ATOMIC_ACQUIRE) == 1 ? (void *)vdso_fn : NULL;
+}
+
 /* Takes a state from the free list, mapping more when it is empty. */
 static void *vdso_state_get(void)
 {
