@@ -140,10 +140,8 @@ static int setup_locked(void)
 enum { TS_NEW = 0, TS_IDLE = 1, TS_KERNEL = 2, TS_BUSY_MIN = 16 };
 /* The inline path (surand.h) draws only while the word reads idle. */
 _Static_assert(TS_IDLE == SURAND_INLINE_IDLE, "inline ABI 1: the idle mark");
-__thread uintptr_t surand_call_state __attribute__((tls_model("initial-exec")));
-__thread uintptr_t surand_call_ret __attribute__((tls_model("initial-exec")));
+/* The words themselves: src/callstate.c. */
 #define tls_state surand_call_state
-__thread unsigned surand_locks_held __attribute__((tls_model("initial-exec")));
 
 /* Set-up for a caller that came before the constructor (or whose constructor
  * failed); the caller holds the busy mark.  NULL: no backend (init_err). */

@@ -71,3 +71,8 @@ void surand_app_atfork_child(void)
 {
 	n_given = 0;
 }
+
+const struct surand_input_source surand_source_app = {
+	.id = SURAND_ES_APP,
+	.atfork_child = surand_app_atfork_child,
+};

@@ -276,3 +276,20 @@ void surand_test_cpu_rng_health_reset(void)
 	paused_v = 0;
 }
 #endif
+
+static void cpu_rng_stats(struct surand_entropy_source_stats *out)
+{
+	out->available = (uint32_t)surand_cpu_rng_available();
+	out->disabled = (uint32_t)surand_cpu_rng_disabled();
+	out->credit_paused = (uint32_t)surand_cpu_rng_paused();
+}
+
+const struct surand_input_source surand_source_cpu = {
+	.id = SURAND_ES_CPU,
+	.collect = surand_cpu_rng_collect,
+	.atfork_child = surand_cpu_rng_atfork_child,
+	.stats = cpu_rng_stats,
+#ifdef SURAND_TEST_BUILD
+	.test_health_reset = surand_test_cpu_rng_health_reset,
+#endif
+};

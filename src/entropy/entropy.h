@@ -7,8 +7,9 @@
  * fast pools, surand_add_event), health.c (SP 800-90B 4.4 health tests),
  * kernel.c (the kernel: seed source, and a few uncredited bytes for the pool),
  * cpu_rng.c (RDSEED/RDRAND), jitter.c (CPU timing jitter), app.c
- * (surand_add_entropy), reseed.c (sampling at reseeds, the catastrophic
- * reseed, counters, fork).  docs/entropy.md describes the design.
+ * (surand_add_entropy), source.c (the sources' names, switches and counters),
+ * reseed.c (the table of sources, sampling at reseeds, the catastrophic
+ * reseed, fork, stats).  docs/entropy.md describes the design.
  *
  * Lock order: base lock (gen/base.c) -> pool lock.  A fast-pool slot lock is
  * only ever tried, never waited for, and is released before the pool lock is
@@ -34,8 +35,33 @@ enum surand_entropy_source {
 /* Source names as SURAND_ENTROPY_OFF spells them: "kernel", "cpu", ... */
 const char *surand_entropy_source_name(enum surand_entropy_source src) SURAND_HIDDEN;
 
+struct surand_entropy_source_stats;
 /*
- * reseed.c: SURAND_ENTROPY_OFF=name[,name...] (kept raw by config.c) turns
+ * One entropy source, as its file exports it; reseed.c keeps the table and
+ * loops over it (the sources never call reseed.c: their names, switches and
+ * counters are in source.c, which calls nothing of theirs).  NULL members:
+ * nothing to do.
+ */
+struct surand_input_source {
+	enum surand_entropy_source id;
+	/* At a sampling round (scheduled and forced reseeds): mix into the pool. */
+	void (*collect)(void);
+	/* In the fork child (reseed.c's handler, registered at set-up). */
+	void (*atfork_child)(void);
+	/* What only the source knows: available, disabled, paused, its own counts. */
+	void (*stats)(struct surand_entropy_source_stats *out);
+#ifdef SURAND_TEST_BUILD
+	void (*test_health_reset)(void);
+#endif
+};
+extern const struct surand_input_source surand_source_kernel SURAND_HIDDEN;
+extern const struct surand_input_source surand_source_cpu SURAND_HIDDEN;
+extern const struct surand_input_source surand_source_jitter SURAND_HIDDEN;
+extern const struct surand_input_source surand_source_app SURAND_HIDDEN;
+extern const struct surand_input_source surand_source_events SURAND_HIDDEN;
+
+/*
+ * source.c: SURAND_ENTROPY_OFF=name[,name...] (kept raw by config.c) turns
  * sources off (bit 1 << src set: off).  The variable is valid once
  * surand_entropy_config() has run.  The kernel stays the base key's seed
  * whatever the switch says: "kernel" off only keeps its bytes out of the
@@ -80,6 +106,8 @@ struct surand_es_counters {
 	uint64_t windows_alarmed; /* jitter, qualified: windows with an alarm: no credit */
 };
 extern struct surand_es_counters surand_es_cnt[SURAND_ES_COUNT] SURAND_HIDDEN;
+/* Fork child: every source's counters back at 0 (source.c). */
+void surand_entropy_counters_atfork_child(void) SURAND_HIDDEN;
 
 /* What the tests read per source; surand_source_stats() (surand.h) gives the
  * public copy. */
@@ -269,6 +297,14 @@ int surand_kernel_deterministic(void) SURAND_HIDDEN;
  * untouched.
  */
 int surand_entropy_reseed_hook(uint32_t k[8], int sample) SURAND_HIDDEN;
+/*
+ * The catastrophic-reseed rule itself, for any consumer (the hook above, the
+ * 2015 designs' input pool): with sample, the sources are sampled first; when
+ * at least SURAND_POOL_RESEED_BITS are credited, 32 pool bytes go to out and
+ * 1 is returned; else 0 (out wiped).  The hook counts what it uses as a
+ * catastrophic reseed; the input pool's pulls count in pool_extractions.
+ */
+int surand_entropy_catastrophic(uint8_t out[32], int sample) SURAND_HIDDEN;
 /* Samples the sources now (what the hook does with sample set). */
 void surand_entropy_collect(void) SURAND_HIDDEN;
 /* Fork child: locks, state, counters.  Registered with pthread_atfork by

@@ -262,13 +262,26 @@ static int fp_rseq_usable(void)
 }
 #endif
 
+static pthread_once_t fp_atfork_once = PTHREAD_ONCE_INIT;
+
+static void fp_atfork_once_fn(void)
+{
+	if (pthread_atfork(NULL, NULL, surand_fastpool_atfork_child) != 0)
+		surand_warn("fast pools: pthread_atfork failed; a fork child may share them");
+}
+
+static void fp_atfork_register(void)
+{
+	pthread_once(&fp_atfork_once, fp_atfork_once_fn);
+}
+
 static __attribute__((noinline, cold)) int fp_setup(void)
 {
 	int st, r;
 	unsigned n;
 
 	surand_entropy_config(); /* surand_entropy_off_v is valid from here */
-	surand_entropy_atfork_register();
+	fp_atfork_register(); /* before there is state to wipe */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st);
 	/* Tried, never waited for: a signal handler that interrupted the thread
 	 * setting up must not deadlock; meanwhile events take the lock-free path. */
@@ -821,3 +834,23 @@ int surand_test_fastpool_inconsistent(void)
 	return bad;
 }
 #endif
+
+/* A sampling round spills the stale slots. */
+static void events_collect(void)
+{
+	surand_fastpool_flush_stale(surand_now_ns());
+}
+
+static void events_stats(struct surand_entropy_source_stats *out)
+{
+	out->c.samples = surand_fastpool_events();
+	out->c.overflow = surand_fastpool_overflow();
+}
+
+/* No atfork member: the fast pools register their own handler (fp_setup),
+ * as they may be set up before the library's constructor runs. */
+const struct surand_input_source surand_source_events = {
+	.id = SURAND_ES_EVENTS,
+	.collect = events_collect,
+	.stats = events_stats,
+};

@@ -543,3 +543,25 @@ void surand_test_jitter_health_reset(void)
 	sim_i = 0;
 }
 #endif
+
+static void jitter_stats(struct surand_entropy_source_stats *out)
+{
+	out->disabled = (uint32_t)surand_jitter_disabled();
+	out->credit_paused = (uint32_t)surand_jitter_paused();
+	/* the only source with a power-up qualification (others: NONE, zeros) */
+	surand_jitter_qual(&out->q);
+	out->q.stuck_total = out->c.stuck;
+	out->q.counted = out->c.counted;
+	out->q.windows_clean = out->c.windows_clean;
+	out->q.windows_alarmed = out->c.windows_alarmed;
+}
+
+const struct surand_input_source surand_source_jitter = {
+	.id = SURAND_ES_JITTER,
+	.collect = surand_jitter_collect,
+	.atfork_child = surand_jitter_atfork_child,
+	.stats = jitter_stats,
+#ifdef SURAND_TEST_BUILD
+	.test_health_reset = surand_test_jitter_health_reset,
+#endif
+};

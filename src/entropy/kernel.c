@@ -541,3 +541,8 @@ int surand_kernel_deterministic(void)
 	return det_on;
 }
 #endif
+
+/* Sampled when the pool is set up (surand_kernel_pool_sample), not at rounds. */
+const struct surand_input_source surand_source_kernel = {
+	.id = SURAND_ES_KERNEL,
+};

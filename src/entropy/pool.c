@@ -80,13 +80,21 @@ static uint64_t pend_calls;  /* call numbers (digest keys) */
  * surand_entropy_nest is raised, so the lock-free path of a signal handler
  * never needs to map it.  NULL: no memory.
  */
+static pthread_once_t pool_atfork_once = PTHREAD_ONCE_INIT;
+
+static void pool_atfork_once_fn(void)
+{
+	if (pthread_atfork(NULL, NULL, surand_pool_atfork_child) != 0)
+		surand_warn("entropy: pthread_atfork failed; a fork child may share the pool");
+}
+
 static struct pool *pool_page(void)
 {
 	struct pool *p = __atomic_load_n(&pool_v, __ATOMIC_ACQUIRE), *want = NULL;
 
 	if (SURAND_LIKELY(p != NULL))
 		return p;
-	surand_entropy_atfork_register(); /* before there is state to wipe */
+	pthread_once(&pool_atfork_once, pool_atfork_once_fn); /* before there is state to wipe */
 	p = surand_secmem_alloc(sizeof(*p));
 	if (!p)
 		return NULL;

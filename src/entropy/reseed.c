@@ -1,7 +1,7 @@
 /*
- * reseed.c - where the input side meets the generator: the sources sampled at
- * scheduled reseeds, the catastrophic reseed of the base key (at any reseed,
- * surand_reseed() included), the switches and counters of the sources, fork.
+ * reseed.c - where the input side meets the generator: the table of sources,
+ * sampled at scheduled reseeds; the catastrophic reseed of the base key (at
+ * any reseed, surand_reseed() included); fork; the sources' stats.
  *
  * A scheduled reseed of the base key (gen/base.c) always uses a fresh kernel
  * seed.  The entropy pool joins only when at least 256 bits have been credited
@@ -15,86 +15,21 @@
 #include <errno.h>
 #include <pthread.h>
 
-struct surand_es_counters surand_es_cnt[SURAND_ES_COUNT];
 static uint32_t sampling;          /* 1 while a thread samples the sources */
 static uint64_t n_catastrophic;    /* reseeds that included the pool */
 static uint64_t n_hook_nested;     /* hooks skipped: called from inside our own lock */
 
 #ifdef SURAND_TEST_BUILD
 #include "test_hooks.h"
-unsigned surand_entropy_test_off_v;
 static int last_pooled = -1;
 #endif
 
-static const char *const source_names[SURAND_ES_COUNT] = {
-	[SURAND_ES_KERNEL] = "kernel", [SURAND_ES_CPU] = "cpu", [SURAND_ES_JITTER] = "jitter",
-	[SURAND_ES_APP] = "app",       [SURAND_ES_EVENTS] = "events",
+/* The sources, in enum order (as gen/registry.c lists the designs). */
+static const struct surand_input_source *const sources[SURAND_ES_COUNT] = {
+	[SURAND_ES_KERNEL] = &surand_source_kernel, [SURAND_ES_CPU] = &surand_source_cpu,
+	[SURAND_ES_JITTER] = &surand_source_jitter, [SURAND_ES_APP] = &surand_source_app,
+	[SURAND_ES_EVENTS] = &surand_source_events,
 };
-
-const char *surand_entropy_source_name(enum surand_entropy_source src)
-{
-	return (unsigned)src < SURAND_ES_COUNT ? source_names[src] : "?";
-}
-
-unsigned surand_entropy_off_v; /* SURAND_ENTROPY_OFF, bit 1 << source */
-static pthread_once_t entropy_off_once = PTHREAD_ONCE_INIT;
-
-/*
- * SURAND_ENTROPY_OFF=name[,name...] (config.c keeps the raw string): entropy
- * sources to leave out (names: source_names above; see docs/entropy.md).  An
- * unknown name gets one line on stderr and is ignored.  "kernel" only keeps
- * its bytes out of the entropy pool: the base key is always seeded from the
- * kernel.
- */
-static void entropy_off_read(void)
-{
-	const char *v = surand_config()->entropy_off, *p, *e;
-	unsigned off = 0, i;
-	size_t n;
-
-	for (p = v; p && *p; p = *e ? e + 1 : e) {
-		e = strchr(p, ',');
-		if (!e)
-			e = p + strlen(p);
-		n = (size_t)(e - p);
-		if (n == 0)
-			continue;
-		for (i = 0; i < SURAND_ES_COUNT; i++)
-			if (strlen(source_names[i]) == n && memcmp(source_names[i], p, n) == 0)
-				break;
-		if (i < SURAND_ES_COUNT)
-			off |= 1u << i;
-		else
-			surand_warn("SURAND_ENTROPY_OFF: unknown source \"%.*s\" (valid: kernel, cpu, "
-				    "jitter, app, events); ignored", (int)(n > 32 ? 32 : n), p);
-	}
-	__atomic_store_n(&surand_entropy_off_v, off, __ATOMIC_RELAXED);
-}
-
-void surand_entropy_config(void)
-{
-	pthread_once(&entropy_off_once, entropy_off_read);
-}
-
-unsigned surand_entropy_off(void)
-{
-	surand_entropy_config();
-	return __atomic_load_n(&surand_entropy_off_v, __ATOMIC_RELAXED);
-}
-
-#ifdef SURAND_TEST_BUILD
-/* Test builds: the off mask again (api.c's surand_test_config_reload). */
-void surand_entropy_config_reread(void)
-{
-	entropy_off_read();
-}
-#endif
-
-int surand_entropy_source_on(enum surand_entropy_source src)
-{
-	surand_entropy_config(); /* the off mask, parsed once */
-	return !(surand_entropy_off_mask() & (1u << src));
-}
 
 void surand_entropy_collect(void)
 {
@@ -106,10 +41,24 @@ void surand_entropy_collect(void)
 		SURAND_COUNT(surand_es_cnt[SURAND_ES_JITTER].skipped);
 		return;
 	}
-	surand_fastpool_flush_stale(surand_now_ns());
-	surand_cpu_rng_collect();
-	surand_jitter_collect();
+	for (unsigned i = 0; i < SURAND_ES_COUNT; i++)
+		if (sources[i]->collect)
+			sources[i]->collect();
 	__atomic_store_n(&sampling, 0, __ATOMIC_RELEASE);
+}
+
+int surand_entropy_catastrophic(uint8_t out[32], int sample)
+{
+	int r;
+
+	if (sample)
+		surand_entropy_collect();
+	r = surand_pool_extract_if_credited(out, 32, SURAND_POOL_RESEED_BITS);
+	if (r != 1) {
+		surand_wipe(out, 32);
+		return 0;
+	}
+	return 1;
 }
 
 int surand_entropy_reseed_hook(uint32_t k[8], int sample)
@@ -123,21 +72,18 @@ int surand_entropy_reseed_hook(uint32_t k[8], int sample)
 		SURAND_COUNT(n_hook_nested);
 		return 0;
 	}
-	if (sample)
-		surand_entropy_collect();
-	r = surand_pool_extract_if_credited(x, sizeof(x), SURAND_POOL_RESEED_BITS);
-	if (r == 1) {
-		/* Catastrophic reseed: 256 credited bits join the kernel seed in k
-		 * before the ChaCha20 mix; the pool's credit is back at 0. */
-		for (i = 0; i < 8; i++)
-			k[i] ^= surand_load32_le(x + 4 * i);
+	r = surand_entropy_catastrophic(x, sample);
+	/* Catastrophic reseed: 256 credited bits join the kernel seed in k
+	 * before the ChaCha20 mix; the pool's credit is back at 0. */
+	for (i = 0; r && i < 8; i++)
+		k[i] ^= surand_load32_le(x + 4 * i);
+	if (r)
 		SURAND_COUNT(n_catastrophic);
-	}
 	surand_wipe(x, sizeof(x));
 #ifdef SURAND_TEST_BUILD
-	__atomic_store_n(&last_pooled, r == 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&last_pooled, r, __ATOMIC_RELAXED);
 #endif
-	return r == 1;
+	return r;
 }
 
 /*
@@ -160,13 +106,12 @@ void surand_entropy_atfork_register(void)
 
 void surand_entropy_atfork_child(void)
 {
-	surand_pool_atfork_child();
-	surand_fastpool_atfork_child();
-	surand_cpu_rng_atfork_child();
-	surand_jitter_atfork_child();
-	surand_app_atfork_child();
-	/* Counters are per process (line) since the fork. */
-	memset(surand_es_cnt, 0, sizeof(surand_es_cnt));
+	/* The pool and the fast pools (secrets that may exist before set-up)
+	 * register handlers of their own (pool.c, fastpool.c). */
+	for (unsigned i = 0; i < SURAND_ES_COUNT; i++)
+		if (sources[i]->atfork_child)
+			sources[i]->atfork_child();
+	surand_entropy_counters_atfork_child();
 	sampling = 0;
 	n_catastrophic = 0;
 	n_hook_nested = 0;
@@ -266,51 +211,16 @@ int surand_entropy_source_stats(enum surand_entropy_source src,
 	out->c.windows_alarmed = SURAND_LOAD(c->windows_alarmed);
 	out->on = (uint32_t)surand_entropy_source_on(src);
 	out->available = 1;
-	switch (src) {
-	case SURAND_ES_CPU:
-		out->available = (uint32_t)surand_cpu_rng_available();
-		out->disabled = (uint32_t)surand_cpu_rng_disabled();
-		out->credit_paused = (uint32_t)surand_cpu_rng_paused();
-		break;
-	case SURAND_ES_JITTER:
-		out->disabled = (uint32_t)surand_jitter_disabled();
-		out->credit_paused = (uint32_t)surand_jitter_paused();
-		/* the only source with a power-up qualification (others: NONE, zeros) */
-		surand_jitter_qual(&out->q);
-		out->q.stuck_total = out->c.stuck;
-		out->q.counted = out->c.counted;
-		out->q.windows_clean = out->c.windows_clean;
-		out->q.windows_alarmed = out->c.windows_alarmed;
-		break;
-	case SURAND_ES_EVENTS:
-		out->c.samples = surand_fastpool_events();
-		out->c.overflow = surand_fastpool_overflow();
-		break;
-	default:
-		break;
-	}
+	if (sources[src]->stats)
+		sources[src]->stats(out);
 	return 0;
 }
 
 #ifdef SURAND_TEST_BUILD
-void surand_test_entropy_source_set(int src, int on)
-{
-	unsigned bit = 1u << (unsigned)src;
-
-	if ((unsigned)src >= SURAND_ES_COUNT)
-		return;
-	if (on)
-		__atomic_fetch_and(&surand_entropy_test_off_v, ~bit, __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_or(&surand_entropy_test_off_v, bit, __ATOMIC_RELAXED);
-}
-
 void surand_test_entropy_health_reset(int src)
 {
-	if (src == SURAND_ES_CPU)
-		surand_test_cpu_rng_health_reset();
-	else if (src == SURAND_ES_JITTER)
-		surand_test_jitter_health_reset();
+	if ((unsigned)src < SURAND_ES_COUNT && sources[src]->test_health_reset)
+		sources[src]->test_health_reset();
 }
 
 void surand_test_entropy_hold_sampler(int on)

@@ -260,9 +260,9 @@ int surand_p15_input_pull(uint8_t *out, size_t n)
 
 	/* The input side's sources (src/entropy/): sampled now; when the
 	 * entropy pool holds 256 credited bits, 32 bytes of it join the input
-	 * pool with this pull, as the kernel's events joined its input pool. */
-	surand_entropy_collect();
-	pooled = surand_pool_extract_if_credited(pe, sizeof(pe), SURAND_POOL_RESEED_BITS) == 1;
+	 * pool with this pull (the catastrophic-reseed rule, reseed.c), as the
+	 * kernel's events joined its input pool. */
+	pooled = surand_entropy_catastrophic(pe, 1);
 	surand_lock(&in_lock, &cs);
 	r = input_ensure_locked();
 	if (r == 0 && surand_kernel_fill(ev, sizeof(ev), 0) == 0)
