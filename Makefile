@@ -275,7 +275,7 @@ mutate:
 
 freestanding:
 	@mkdir -p $(BUILD)/freestanding
-	@set -e; for f in src/crypto/*_portable.c src/crypto/blake2s.c src/crypto/sha1.c; do \
+	@set -e; for f in src/crypto/*_portable.c src/crypto/blake2s.c src/crypto/sha1.c src/crypto/lfsr2015.c; do \
 		[ -f $$f ] || continue; \
 		$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -nostdinc -fno-builtin-printf \
 			-DSURAND_FREESTANDING -c $$f -o $(BUILD)/freestanding/$$(basename $$f .c).o; \

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * pool.c - the 2015 nonblocking pool, as drivers/char/random.c had it in
- * Linux 4.2-4.7 (rewritten here, not copied): 32 words, a twisted GFSR mix
- * with taps 26, 19, 14, 7, 1 and the CRC-32 twist table, and extraction by
+ * Linux 4.2-4.7 (rewritten here, not copied): 32 words, the twisted GFSR mix
+ * of src/crypto/lfsr2015.c (the library's own), and extraction by
  * SHA-1's bare compression function run over the whole pool (standard IV,
  * no padding), the 20-byte result mixed back (anti-backtracking) and folded
  * to 10 bytes of output.  All of it under the pool's spinlock with
@@ -17,46 +17,15 @@
 
 #include "surand_kmod.h"
 
-/* The pool polynomial's taps for 32 words (random.c poolinfo_table). */
-#define TAP1 26
-#define TAP2 19
-#define TAP3 14
-#define TAP4 7
-#define TAP5 1
-#define WORDMASK (SURAND_POOL_WORDS - 1)
-
-/* CRC-32 twist: the polynomial's multiples for the 3 bits shifted out. */
-static const u32 twist_table[8] = {
-	0x00000000, 0x3b6e20c8, 0x76dc4190, 0x4db26158,
-	0xedb88320, 0xd6d6a3e8, 0x9b64c2b0, 0xa00ae278,
-};
-
 /*
- * _mix_pool_bytes: one byte at a time, caller holds p->lock.  4.2 read the
- * input through a `const char *`, signed on x86 (6.1 is still built without
- * -funsigned-char), so a byte >= 0x80 entered sign-extended to 32 bits: the
- * s8 cast keeps that, and the pool matches 4.2's for every byte value.
+ * _mix_pool_bytes, caller holds p->lock: the mix of src/crypto/lfsr2015.c,
+ * the library's own (4.2 read the input through a `const char *`, signed on
+ * x86, so a byte >= 0x80 enters sign-extended: the shared mix does that,
+ * and the pool matches 4.2's for every byte value).
  */
 void surand_pool_mix_locked(struct surand_pool *p, const u8 *bytes, size_t n)
 {
-	unsigned int i = p->add_ptr, rot = p->input_rotate;
-	u32 w;
-
-	while (n--) {
-		w = rol32((u32)(s32)(s8)*bytes++, rot & 31);
-		i = (i - 1) & WORDMASK;
-		w ^= p->pool[i];
-		w ^= p->pool[(i + TAP1) & WORDMASK];
-		w ^= p->pool[(i + TAP2) & WORDMASK];
-		w ^= p->pool[(i + TAP3) & WORDMASK];
-		w ^= p->pool[(i + TAP4) & WORDMASK];
-		w ^= p->pool[(i + TAP5) & WORDMASK];
-		p->pool[i] = (w >> 3) ^ twist_table[w & 7];
-		/* 7 bits of rotation per word, 14 at the pool's start (2015). */
-		rot = (rot + (i ? 7 : 14)) & 31;
-	}
-	p->input_rotate = rot;
-	p->add_ptr = i;
+	surand_lfsr15_mix(p->pool, SURAND_POOL_WORDS, &p->add_ptr, &p->input_rotate, bytes, n);
 }
 
 /**
@@ -146,10 +115,37 @@ static void extract_buf(struct surand_pool *p, u8 out[SURAND_EXTRACT_SIZE])
 void surand_pool_fold(u32 hash[5], u8 out[SURAND_EXTRACT_SIZE])
 {
 	/* Fold in half so the output never shows the raw SHA-1 value. */
-	hash[0] ^= hash[3];
-	hash[1] ^= hash[4];
-	hash[2] ^= rol32(hash[2], 16);
-	memcpy(out, hash, SURAND_EXTRACT_SIZE);
+	surand_lfsr15_fold(hash, out);
+}
+
+/**
+ * surand_pool_selftest() - the shared mix, SHA-1 and fold against the known answer
+ *
+ * The vector of src/crypto/lfsr2015.h (from an independent model of the
+ * algorithm, the one the library's tests check too): a zero pool, the 256
+ * bytes 0x00..0xff mixed in, SHA-1's compression over the pool, the fold.
+ * Return: 0, or -EINVAL when any of it differs (the module then refuses to load).
+ */
+int surand_pool_selftest(void)
+{
+	u32 words[SURAND_POOL_WORDS], ap = 0, rot = 0, h[5];
+	u8 in[256], state[20], fold[SURAND_EXTRACT_SIZE];
+	int i, bad;
+
+	memset(words, 0, sizeof(words));
+	for (i = 0; i < 256; i++)
+		in[i] = (u8)i;
+	surand_lfsr15_mix(words, SURAND_POOL_WORDS, &ap, &rot, in, sizeof(in));
+	surand_sha1_init_state(h);
+	for (i = 0; i < SURAND_POOL_WORDS; i += 16)
+		surand_sha1_transform(h, (const u8 *)(words + i)); /* the words as in memory (LE) */
+	for (i = 0; i < 5; i++)
+		surand_store32_le(state + 4 * i, h[i]);
+	surand_lfsr15_fold(h, fold);
+	bad = memcmp(state, surand_lfsr15_kat_state, sizeof(state)) ||
+	      memcmp(fold, surand_lfsr15_kat_fold, sizeof(fold));
+	memzero_explicit(words, sizeof(words));
+	return bad ? -EINVAL : 0;
 }
 
 /**

@@ -32,6 +32,7 @@
 #include "chacha20.h"
 #include "blake2s.h"
 #include "sha1.h"
+#include "lfsr2015.h"
 
 /* Bytes a design fills per call of ->fill(): the read loop's stack buffer. */
 #define SURAND_CHUNK_BYTES 256
@@ -158,5 +159,7 @@ void surand_pool_stats(struct seq_file *m, const char *name, struct surand_pool 
 void surand_pool_mix_locked(struct surand_pool *p, const u8 *bytes, size_t n);
 /* The 10-byte fold of a 20-byte extraction hash (extract_buf). */
 void surand_pool_fold(u32 hash[5], u8 out[SURAND_EXTRACT_SIZE]);
+/* The shared mix against its known answer at load: 0 or -EINVAL. */
+int surand_pool_selftest(void);
 
 #endif /* SURAND_KMOD_H */

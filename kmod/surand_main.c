@@ -340,6 +340,8 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s %llu\n", st_names[i], surand_counters_sum(st, i));
 	seq_printf(m, "allocs %ld\nfrees %ld\n", atomic_long_read(&surand_allocs),
 		   atomic_long_read(&surand_frees));
+	/* Loaded means the self-test passed; ktest reads it here. */
+	seq_printf(m, "pool_kat %d\n", surand_pool_selftest() == 0);
 	dsg->stats(m);
 	return 0;
 }
@@ -384,6 +386,12 @@ static int __init surand_init(void)
 	}
 	if (!surand_param_max_tasks_per_uid)
 		surand_param_max_tasks_per_uid = max(surand_param_max_tasks / 4, 1);
+	/* Fail closed: a mix that differs from the known answer never loads. */
+	ret = surand_pool_selftest();
+	if (ret) {
+		pr_err("the 2015 pool's mix fails its known-answer test\n");
+		return ret;
+	}
 	/* Fail closed: never serve output from an unseeded kernel CRNG. */
 	ret = wait_for_random_bytes();
 	if (ret)

@@ -993,7 +993,7 @@ static void body_legacy_reference(void)
 }
 
 /*
- * The 2015 debate's warning (Ts'o's mail of 12 Oct 2015, Spelvin, quoted by Ts'o, lines 10-18): with
+ * The 2015 debate's warning (Ts'o's mail of 12 Oct 2015, Spelvin quoted by Ts'o): with
  * per-CPU offsets added to one shared add_ptr, "CPU0 writes 5 words at 0..4,
  * leaving add_ptr = 5.  Then CPU 1 writes 5 words at 17..21, leaving add_ptr =
  * 10.  The CPU 0 writes its next word at 10.  Words 5..9 never got mixed."

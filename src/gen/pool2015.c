@@ -1,7 +1,8 @@
 /*
- * pool2015.c - the 2015 kernel's entropy pools (see pool2015.h): the one
- * implementation of the twisted-GFSR mix, the SHA-1 extraction and the fold,
- * the process-wide input pool, and the lock-protected nonblocking pool.
+ * pool2015.c - the 2015 kernel's entropy pools (see pool2015.h): the mix
+ * (the algorithm in src/crypto/lfsr2015.[ch], shared with the kernel module,
+ * done here word by word with relaxed atomics), the SHA-1 extraction, the
+ * process-wide input pool, and the lock-protected nonblocking pool.
  *
  * Sections:
  *   1. mix, hash, fold, extract
@@ -9,20 +10,16 @@
  *   3. the nonblocking pool
  *   4. test hooks
  *
- * Facts, checked against drivers/char/random.c of Linux 4.2:
- * twist_table {0x00000000, 0x3b6e20c8, 0x76dc4190, 0x4db26158, 0xedb88320,
- * 0xd6d6a3e8, 0x9b64c2b0, 0xa00ae278}; poolinfo_table {S(128), 104, 76, 51,
- * 25, 1} and {S(32), 26, 19, 14, 7, 1}; _mix_pool_bytes() rotates each input
- * byte (a `const char`, sign-extended on x86) by input_rotate, steps
- * i = (i - 1) & wordmask, XORs the word and its five taps, stores
- * (w >> 3) ^ twist_table[w & 7] and advances input_rotate by i ? 7 : 14;
- * extract_buf() runs sha_transform over the pool 16 words at a time from
- * sha_init's IV, mixes the 5 hash words back with the lock still held, and
- * folds them to EXTRACT_SIZE (10) bytes; random_min_urandom_seed is 60.
+ * Facts, checked against drivers/char/random.c of Linux 4.2 (the mix's own
+ * are in lfsr2015.h): extract_buf() runs sha_transform over the pool 16
+ * words at a time from sha_init's IV, mixes the 5 hash words back with the
+ * lock still held, and folds them to EXTRACT_SIZE (10) bytes;
+ * random_min_urandom_seed is 60.
  * SPDX-License-Identifier: MIT
  */
 #include "gen/pool2015.h"
 #include "crypto/sha1.h"
+#include "crypto/lfsr2015.h"
 #include "entropy/entropy.h"
 
 #include <errno.h>
@@ -32,22 +29,11 @@
 #define P15_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define P15_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
-/* The CRC-32 polynomial's twist table (random.c, twist_table). */
-static const uint32_t twist_table[8] = {
-	0x00000000, 0x3b6e20c8, 0x76dc4190, 0x4db26158,
-	0xedb88320, 0xd6d6a3e8, 0x9b64c2b0, 0xa00ae278,
-};
 
 const uint32_t surand_p15_sha1_iv[5] = {
 	0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u, 0xc3d2e1f0u,
 };
 
-struct p15_taps {
-	unsigned t1, t2, t3, t4, t5;
-};
-
-static const struct p15_taps taps_out = { 26, 19, 14, 7, 1 };    /* x^32 + x^26 + x^19 + x^14 + x^7 + x + 1 */
-static const struct p15_taps taps_in = { 104, 76, 51, 25, 1 };   /* x^128 + x^104 + x^76 + x^51 + x^25 + x + 1 */
 
 #ifdef SURAND_TEST_BUILD
 /* surand_test_p15_drop_in_mix: one drop, armed for the next mix of a pool of
@@ -81,10 +67,11 @@ static void p15_test_maybe_drop(struct surand_p15 *p, unsigned nwords, size_t do
 uint32_t surand_p15_mix_from(struct surand_p15 *p, unsigned nwords, const void *in, size_t nbytes,
 			     uint32_t i, uint32_t *rotp, unsigned flags)
 {
-	const struct p15_taps *t = nwords == SURAND_P15_IN_WORDS ? &taps_in : &taps_out;
-	/* The kernel's `const char *bytes`: signed on x86, so a byte >= 0x80 is
-	 * sign-extended to 32 bits before the rotation. */
-	const int8_t *bytes = in;
+	/* The mix of src/crypto/lfsr2015.h, word by word with relaxed atomics
+	 * (lock-free readers race with it by design) and the test hooks. */
+	const struct surand_lfsr15_taps *t =
+		nwords == SURAND_P15_IN_WORDS ? &surand_lfsr15_taps_in : &surand_lfsr15_taps_out;
+	const uint8_t *bytes = in;
 	uint32_t mask = (nwords == SURAND_P15_IN_WORDS ? SURAND_P15_IN_WORDS : SURAND_P15_OUT_WORDS) - 1;
 	uint32_t rot = *rotp & 31, w, old, nw;
 	/* Ts'o (Ts'o's mail of 12 Oct 2015): "it might be worthwhile to remove the input_rotate". */
@@ -99,7 +86,7 @@ uint32_t surand_p15_mix_from(struct surand_p15 *p, unsigned nwords, const void *
 		p15_test_maybe_drop(p, nwords, done++);
 #endif
 		/* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): callers pass filled buffers (the analyzer assumes a positive error code) */
-		w = surand_rotl32((uint32_t)(int32_t)*bytes++, rot);
+		w = surand_lfsr15_input(*bytes++, rot);
 		i = (i - 1) & mask;
 		old = P15_LOAD(p->words[i]);
 		w ^= old;
@@ -108,7 +95,7 @@ uint32_t surand_p15_mix_from(struct surand_p15 *p, unsigned nwords, const void *
 		w ^= P15_LOAD(p->words[(i + t->t3) & mask]);
 		w ^= P15_LOAD(p->words[(i + t->t4) & mask]);
 		w ^= P15_LOAD(p->words[(i + t->t5) & mask]);
-		nw = (w >> 3) ^ twist_table[w & 7];
+		nw = surand_lfsr15_twisted(w);
 		if (flags & SURAND_P15_MIX_ATOMIC_ADD) {
 			/* Spelvin's fix: the change is added atomically, so a
 			 * concurrent writer's change to this word is not lost. */
@@ -124,7 +111,7 @@ uint32_t surand_p15_mix_from(struct surand_p15 *p, unsigned nwords, const void *
 		/* 7 bits per word, 14 at the pool's start: successive passes
 		 * spread the input bits across the word evenly. */
 		if (rotate)
-			rot = (rot + (i ? 7 : 14)) & 31;
+			rot = surand_lfsr15_next_rotate(rot, i);
 	}
 	*rotp = rot;
 	return i;
@@ -164,15 +151,7 @@ void surand_p15_hash_bytes(const uint32_t h[5], uint8_t out[SURAND_P15_HASH_BYTE
 
 void surand_p15_fold(const uint32_t h[5], uint8_t out[SURAND_P15_EXTRACT_BYTES])
 {
-	uint32_t w0 = h[0] ^ h[3], w1 = h[1] ^ h[4], w2 = h[2] ^ surand_rotl32(h[2], 16);
-	uint8_t tmp[12];
-
-	/* Fed back twice as much as is output: the output is half the hash. */
-	surand_store32_le(tmp, w0);
-	surand_store32_le(tmp + 4, w1);
-	surand_store32_le(tmp + 8, w2);
-	memcpy(out, tmp, SURAND_P15_EXTRACT_BYTES);
-	surand_wipe(tmp, sizeof(tmp));
+	surand_lfsr15_fold(h, out);
 }
 
 int surand_p15_extract(struct surand_p15 *p, unsigned nwords, uint8_t out[SURAND_P15_EXTRACT_BYTES])
