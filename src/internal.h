@@ -56,17 +56,27 @@
 #endif
 
 /* ---- readiness: one state word for every pool and generator ---------------
- * Every pool (the entropy pool, the fast pools, the 2015 pools) and every
- * per-thread generator state keeps its readiness in one word of this enum.
- * EMPTY is 0 on purpose: fresh, wiped, fork-wiped (MADV_WIPEONFORK) and
- * dropped (MAP_DROPPABLE) memory all read as EMPTY, so such a state is set up
- * again before anything is read from it (fail closed).  The other values are
- * improbable words, so that memory left by something else never reads READY. */
+ * Every secret state keeps its readiness in one 32-bit word of this enum: the
+ * entropy pool, the fast pools, the 2015 pools, the base key and the per-node
+ * and per-task CRNGs.  EMPTY is 0 on purpose: fresh, wiped, fork-wiped
+ * (MADV_WIPEONFORK) and dropped (MAP_DROPPABLE) memory all read as EMPTY, so
+ * such a state is set up again before anything is read from it (fail
+ * closed).  The other values are improbable words, so that memory left by
+ * something else never reads YES.  Two kinds of state that readers check
+ * without a lock carry a version in the same word instead of YES, so that a
+ * reader sees a change during its read: the 2015 pools hashed lock-free, an
+ * odd seeding number (gen/pool2015.h), and the per-thread ChaCha20 states
+ * (slots), the base key's generation, which starts at 1 (gen/base.c). */
 enum surand_ready {
 	SURAND_READY_EMPTY = 0,               /* new, wiped, fork child, dropped page */
 	SURAND_READY_SEEDING = 0x676e6964u,   /* being seeded: readers keep off */
 	SURAND_READY_YES = 0x79646165u,       /* seeded: may be read */
 };
+
+static inline int surand_ready(uint32_t word)
+{
+	return word == SURAND_READY_YES;
+}
 
 /* ---- cpu.c: features read once, ChaCha20 body chosen once ----------------- */
 /*

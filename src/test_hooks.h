@@ -174,19 +174,21 @@ unsigned long surand_test_p15_drop_in_mix(unsigned nwords, long before_byte);
 /* salted: the calling thread holds (1) or releases (0) the mixback lock, as
  * a reader that won the trylock would; release folds the pending buffer. */
 void surand_test_salted_hold(int on);
-/* salted: the salt (5 words) of the calling thread's last extraction. */
-void surand_test_salted_last_salt(uint32_t salt[5]);
+/* salted, tso2015: the salt (5 words) of the calling thread's last
+ * lock-free extraction. */
+void surand_test_p15_last_salt(uint32_t salt[5]);
 /* salted: arm (1) or disarm (0) a drop of the pool's page just before the
  * calling thread's next extraction hashes it, and a re-seed by another
  * reader right after the hash; returns how many such extractions ran. */
 unsigned long surand_test_salted_reseed_during_hash(int arm);
-/* tso2015: the salt (5 words) of the calling thread's last extraction. */
-void surand_test_tso2015_last_salt(uint32_t salt[5]);
 
 /* taskcrng: 1 when the calling thread has been switched to its own CRNG. */
 int surand_test_taskcrng_switched(void);
 /* taskcrng: sets the calling thread's CRNG crank count (the 2^24 re-key). */
 void surand_test_taskcrng_cranks(uint64_t cranks);
+/* taskcrng: 1 when the n bytes at needle occur in a slot of the slab (with
+ * free_only, in a slot no thread holds). */
+int surand_test_taskcrng_slab_holds(const void *needle, size_t n, int free_only);
 
 /* percpu: the next n per-CPU trylocks fail as if another thread held them. */
 void surand_test_percpu_fail_trylock(int n);

@@ -728,10 +728,8 @@ static void last_iv(uint32_t iv[5])
 	uint32_t salt[5] = { 0 };
 	int i;
 
-	if (strcmp(cur_backend, "salted") == 0)
-		surand_test_salted_last_salt(salt);
-	else if (strcmp(cur_backend, "tso2015") == 0)
-		surand_test_tso2015_last_salt(salt);
+	if (strcmp(cur_backend, "salted") == 0 || strcmp(cur_backend, "tso2015") == 0)
+		surand_test_p15_last_salt(salt);
 	for (i = 0; i < 5; i++)
 		iv[i] = ref_sha1_iv[i] ^ salt[i];
 }
@@ -941,7 +939,7 @@ static void test_pool2015_reference(void)
 		r.n = sizes[k];
 		t_randbytes(&seed, r.w, r.n * 4);
 		memcpy(p->words, r.w, r.n * 4);
-		p->valid = 1;
+		p->valid = SURAND_READY_YES;
 		for (round = 0; round < 200; round++) {
 			len = (unsigned)(t_rand64(&seed) % sizeof(in));
 			t_randbytes(&seed, in, len);
@@ -959,7 +957,7 @@ static void test_pool2015_reference(void)
 			T_ASSERT(p->writes[i] > 0);
 	}
 	/* An unseeded pool (valid 0: fork child, dropped page) never extracts. */
-	p->valid = 0;
+	p->valid = SURAND_READY_EMPTY;
 	memset(out, 0x77, sizeof(out));
 	T_ASSERT(surand_p15_extract(p, 32, out) == -1);
 	free(p);
@@ -1030,7 +1028,7 @@ static void test_offset_warning(void)
 	T_ASSERT(m.written[10] == 1 && m.written[17] == 1 && m.written[0] == 1);
 	/* surand: the same three writes through the one mixing function. */
 	T_ASSERT(p != NULL);
-	p->valid = 1;
+	p->valid = SURAND_READY_YES;
 	surand_p15_mix(p, 32, in, 5);
 	surand_p15_mix(p, 32, in, 5);
 	surand_p15_mix(p, 32, in, 1);
@@ -1340,7 +1338,7 @@ static void *salted_reader(void *arg)
 	struct salted_read *r = arg;
 
 	surand_bytes(r->out, sizeof(r->out));
-	surand_test_salted_last_salt(r->salt);
+	surand_test_p15_last_salt(r->salt);
 	return NULL;
 }
 
@@ -1422,7 +1420,7 @@ static void body_salted_reseed_during_hash(void)
 	n = surand_test_salted_reseed_during_hash(1);
 	surand_bytes(out, sizeof(out)); /* one extraction, retried if refused */
 	C_ASSERT_MSG(surand_test_salted_reseed_during_hash(0) == n + 1, "the armed drop did not happen");
-	surand_test_salted_last_salt(salt);
+	surand_test_p15_last_salt(salt);
 	memset(&zero, 0, sizeof(zero));
 	zero.kind = SURAND_TEST_SNAP_POOL;
 	zero.nwords = 32;
@@ -1571,6 +1569,23 @@ static void *task_bytes_edge(void *arg)
 	return (void *)(intptr_t)surand_test_taskcrng_switched();
 }
 
+/* A switched thread's CRNG: its snapshot (key, counter, nonce) copied out. */
+static struct surand_test_snapshot task_exit_snap;
+
+static void *task_switch_and_copy(void *arg)
+{
+	uint8_t b[33];
+
+	(void)arg;
+	surand_bytes(b, sizeof(b)); /* switched at once */
+	if (!surand_test_taskcrng_switched() || surand_test_snapshot(SURAND_TEST_SNAP_LAST, &task_exit_snap) != 0)
+		return (void *)(intptr_t)0;
+	/* The scan has teeth: the live key is found in the thread's slot. */
+	if (!surand_test_taskcrng_slab_holds(task_exit_snap.key, 32, 0))
+		return (void *)(intptr_t)2;
+	return (void *)(intptr_t)1;
+}
+
 static intptr_t run_thread(void *(*fn)(void *))
 {
 	pthread_t t;
@@ -1596,6 +1611,22 @@ static void body_task_limits(void)
 	C_ASSERT(surand_stats(&st, sizeof(st)) == 0);
 	C_ASSERT_EQ_U64(st.backend_counters[0], 3);
 	C_ASSERT_EQ_U64(st.backend_counters[6], 0); /* the threads' slots came back */
+}
+
+/* An exited thread's CRNG key is wiped with its slot: nothing in the slab's
+ * free slots regenerates what the thread drew. */
+static void body_task_exit_wipes(void)
+{
+	static const uint8_t zero[32];
+
+	intptr_t v = run_thread(task_switch_and_copy);
+
+	C_ASSERT_MSG(v != 0, "the thread did not switch to its CRNG");
+	C_ASSERT_MSG(v != 2, "the live key was not found in the thread's slot");
+	C_ASSERT_MSG(memcmp(task_exit_snap.key, zero, 32) != 0, "the snapshot has no key");
+	C_ASSERT_MSG(!surand_test_taskcrng_slab_holds(task_exit_snap.key, 32, 1),
+		     "an exited thread's CRNG key is left in a free slot");
+	C_ASSERT(!surand_test_taskcrng_slab_holds(task_exit_snap.key, 32, 0));
 }
 
 /* The limiter's defaults are the documented seed figures (README, man
@@ -2164,6 +2195,7 @@ static const struct bcase contract[] = {
 	{ "task_budget_window", body_task_budget_window, NULL, 0, "taskcrng" },
 	{ "task_every", body_task_every, setup_task_every, 0, "taskcrng" },
 	{ "task_limits", body_task_limits, NULL, 0, "taskcrng" },
+	{ "task_exit_wipes", body_task_exit_wipes, NULL, 0, "taskcrng" },
 	{ "task_env", body_task_env, setup_task_env, 0, "taskcrng" },
 	{ "task_abuser", body_task_abuser, NULL, 0, "taskcrng" },
 	{ "nodecrng_from_primary", body_nodecrng_from_primary, NULL, 0, "nodecrng" },

@@ -166,7 +166,6 @@ void surand_fastpool_mix(uint32_t v[4], uint64_t x)
  */
 #define FP_MAX_SLOTS 1024u  /* more possible CPUs share slots (cpu % slots) */
 #define FP_SHARED 4u        /* extra slots for events whose CPU slot is busy */
-#define FP_VALID 0x6c6f6f70u /* "pool" */
 
 struct fp_meta {            /* ordinary memory: locks and bookkeeping */
 	uint32_t lock;          /* 0 free, 1 held (trylock only; section 2 says by whom) */
@@ -183,7 +182,7 @@ _Static_assert(sizeof(struct fp_meta) == SURAND_CACHELINE, "one line per slot");
 
 struct fp_state {           /* secmem: the secret 128 bits */
 	uint32_t v[4];
-	uint32_t valid;         /* FP_VALID; 0: empty (new, fork child, dropped page) */
+	uint32_t valid;         /* enum surand_ready: READY_YES, or READY_EMPTY (0) */
 	uint32_t reserved[11];
 } __attribute__((aligned(SURAND_CACHELINE)));
 _Static_assert(sizeof(struct fp_state) == SURAND_CACHELINE, "one line per slot");
@@ -330,7 +329,7 @@ static __attribute__((noinline, cold)) void fp_slot_restart(struct fp_meta *m, s
 							    uint64_t now)
 {
 	s->v[0] = s->v[1] = s->v[2] = s->v[3] = 0;
-	s->valid = FP_VALID;
+	s->valid = SURAND_READY_YES;
 #ifdef SURAND_TEST_BUILD
 	__atomic_store_n(&m->spilled, m->spilled + m->count, __ATOMIC_RELAXED); /* dropped */
 #endif
@@ -517,7 +516,7 @@ static __attribute__((noinline)) void fp_spill_unlock(struct fp_meta *m, struct 
 	__atomic_store_n(&m->spills, m->spills + 1, __ATOMIC_RELAXED);
 	/* Order the copy before the re-check: a dropped page reads valid == 0. */
 	SURAND_LOAD_FENCE();
-	if (SURAND_UNLIKELY(__atomic_load_n(&s->valid, __ATOMIC_RELAXED) != FP_VALID))
+	if (SURAND_UNLIKELY(!surand_ready(__atomic_load_n(&s->valid, __ATOMIC_RELAXED))))
 		credit = 0; /* the state we copied may be zeros: mix, never credit it */
 	__atomic_store_n(held, 0, __ATOMIC_RELEASE);
 	/* The slot is free again before the pool lock is taken. */
@@ -564,7 +563,7 @@ static inline __attribute__((always_inline)) void fp_mix_unlock(unsigned i, uint
 	uint64_t now = surand_now_ns();
 	uint32_t count;
 
-	if (SURAND_UNLIKELY(s->valid != FP_VALID))
+	if (SURAND_UNLIKELY(!surand_ready(s->valid)))
 		fp_slot_restart(m, s, now);
 	fp_inject(s->v, spread);
 	count = m->count + 1;
@@ -692,7 +691,7 @@ void surand_fastpool_flush_stale(uint64_t now_ns)
 			continue;
 		if (fp_trylock_any(i, &held) != 1)
 			continue; /* busy: its writer spills it */
-		if (m->count && fp_state[i].valid == FP_VALID &&
+		if (m->count && surand_ready(fp_state[i].valid) &&
 		    now_ns - m->last_spill_ns >= SURAND_FP_SPILL_NS)
 			fp_spill_unlock(m, &fp_state[i], now_ns, held);
 		else

@@ -28,7 +28,6 @@
 
 /* ==== 1. state =============================================================== */
 
-#define POOL_VALID 0x6c6f6f702d652d73ull            /* "s-e-pool" */
 #define NONCE_POOL_EXTRACT 0x7463617274786570ull    /* "pextract" */
 #define POOL_KERNEL_SEED_BYTES 32u                  /* uncredited, at set-up */
 #define POOL_DIRECT_MIX_MAX 64u                     /* longer inputs are hashed outside the lock */
@@ -45,9 +44,8 @@ static const char POOL_TAG[] = "surand entropy pool v1";
  * path always finds it: nothing is allocated there.
  */
 struct pool {
-	uint64_t valid;    /* POOL_VALID; 0: empty */
+	uint32_t valid;    /* enum surand_ready: READY_YES, or READY_EMPTY (0) */
 	uint32_t credit;   /* bits credited since the last extraction, 0..256 */
-	uint32_t reserved;
 	struct surand_blake2s_state h;
 	/* written by signal handlers: a cache line of their own */
 	uint32_t pend_words[8] __attribute__((aligned(SURAND_CACHELINE)));
@@ -167,13 +165,13 @@ static void pool_setup_locked(void)
 		surand_blake2s_update(&pool->h, &id, sizeof(id));
 	}
 	set_credit_locked(0);
-	pool->valid = POOL_VALID;
+	pool->valid = SURAND_READY_YES;
 }
 
 /* Called with the lock held, the page mapped: makes the pool live. */
 static void pool_ready_locked(void)
 {
-	if (SURAND_UNLIKELY(pool->valid != POOL_VALID))
+	if (SURAND_UNLIKELY(!surand_ready(pool->valid)))
 		pool_setup_locked(); /* never set up, fork child, dropped page: empty, credit 0 */
 }
 
@@ -228,7 +226,7 @@ static void pend_fold_locked(void)
 	 * a lock holder sets it): the credit may have lost its data, and the
 	 * pool its content.  Empty pool, credit 0. */
 	SURAND_LOAD_FENCE();
-	if (SURAND_UNLIKELY(__atomic_load_n(&pool->valid, __ATOMIC_RELAXED) != POOL_VALID)) {
+	if (SURAND_UNLIKELY(!surand_ready(__atomic_load_n(&pool->valid, __ATOMIC_RELAXED)))) {
 		surand_wipe(w, sizeof(w));
 		pool_setup_locked();
 		return;
@@ -309,7 +307,7 @@ static int extract_locked(uint8_t *out, size_t len)
 	tmp = pool->h;
 	/* Order the copy before the re-check: a dropped page reads valid == 0. */
 	SURAND_LOAD_FENCE();
-	if (SURAND_UNLIKELY(__atomic_load_n(&pool->valid, __ATOMIC_RELAXED) != POOL_VALID ||
+	if (SURAND_UNLIKELY(!surand_ready(__atomic_load_n(&pool->valid, __ATOMIC_RELAXED)) ||
 			    tmp.outlen != SURAND_BLAKE2S_OUT_SIZE)) {
 		surand_wipe(&tmp, sizeof(tmp));
 		pool_setup_locked();
@@ -367,7 +365,7 @@ int surand_pool_extract_if_credited(uint8_t *out, size_t len, unsigned min_credi
 	if (surand_pool_credit_bits() < min_credit && !__atomic_load_n(&p->pend_credit, __ATOMIC_RELAXED))
 		return 0;
 	lock_pool(&st);
-	if (pool->valid == POOL_VALID) {
+	if (surand_ready(pool->valid)) {
 		pend_fold_locked();
 		if (pool->credit >= min_credit) {
 			r = extract_locked(out, len);

@@ -5,8 +5,9 @@
  * Sections: state and tunables; seeding and reseeding; deriving consumer keys
  * by fast key erasure; fork; stats and test hooks.
  *
- * The base key lives in wipe-on-fork memory with a nonzero "valid" word in the
- * same page: a fork child (or a dropped MAP_DROPPABLE page) sees valid == 0 and
+ * The base key lives in wipe-on-fork memory with its readiness word (enum
+ * surand_ready) in the same page: a fork child (or a dropped MAP_DROPPABLE
+ * page) sees SURAND_READY_EMPTY there and
  * reseeds from the kernel before deriving anything.  The generation is not
  * secret and lives in ordinary memory; it starts at 1 and only grows, so a
  * consumer state that reads as zero never matches it.
@@ -33,7 +34,7 @@
 
 struct base_state {
 	uint32_t key[8];
-	uint64_t valid;      /* 0: unseeded (never seeded, fork child, dropped page) */
+	uint32_t valid;      /* enum surand_ready: YES, or EMPTY (never seeded, fork child, dropped page) */
 };
 
 static struct base_state *base;                 /* one secmem page */
@@ -84,19 +85,19 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	/* New key = ChaCha20(old key XOR kernel seed): the old key's entropy is
 	 * kept and the new seed's is added; a zero old key (first seed) is fine. */
 	for (i = 0; i < 8; i++)
-		k[i] = (base->valid ? base->key[i] : 0) ^ surand_load32_le(seed + 4 * i);
+		k[i] = (surand_ready(base->valid) ? base->key[i] : 0) ^ surand_load32_le(seed + 4 * i);
 	/* ENTROPY-HOOK: the entropy pool joins here as a catastrophic reseed
 	 * (>= 256 credited bits XORed into k, any cause); the noise sources are
 	 * sampled at scheduled reseeds only, bounded in time. */
 	(void)surand_entropy_reseed_hook(k, cause == SURAND_RESEED_TIMER);
 	surand_chacha20_blocks(k, 0, NONCE_BASE_RESEED, block, 1);
 	now = surand_now_ns();
-	if (!base->valid || cause == SURAND_RESEED_FORK || cause == SURAND_RESEED_INITIAL)
+	if (!surand_ready(base->valid) || cause == SURAND_RESEED_FORK || cause == SURAND_RESEED_INITIAL)
 		__atomic_store_n(&born_ns, now, __ATOMIC_RELAXED);
 	/* Valid before the key ("sealed", as thread.c's slot_seal): a page
 	 * dropped while the key is written reads valid 0 (every use of the key
 	 * is under base_lock, so no thread sees the word before the key). */
-	base->valid = 1;
+	base->valid = SURAND_READY_YES;
 	SURAND_STORE_FENCE(); /* valid before key (aarch64: dmb ish; x86: TSO) */
 	memcpy(base->key, block, 32);
 	surand_wipe(k, sizeof(k));
@@ -130,7 +131,7 @@ int surand_base_reseed(enum surand_reseed_cause cause)
 	int st, r;
 
 	lock_base(&st);
-	if (!base || !base->valid)
+	if (!base || !surand_ready(base->valid))
 		cause = surand_fork_generation ? SURAND_RESEED_FORK : SURAND_RESEED_INITIAL;
 	r = reseed_locked(cause);
 	unlock_base(st);
@@ -146,7 +147,7 @@ void surand_base_maybe_reseed(uint64_t now_ns)
 		return;
 	lock_base(&st);
 	/* Re-check under the lock: another thread may have reseeded already. */
-	if (base && base->valid && now_ns >= __atomic_load_n(&next_reseed_ns, __ATOMIC_RELAXED))
+	if (base && surand_ready(base->valid) && now_ns >= __atomic_load_n(&next_reseed_ns, __ATOMIC_RELAXED))
 		(void)reseed_locked(SURAND_RESEED_TIMER); /* failure: the old key stays, retried later */
 	unlock_base(st);
 }
@@ -161,7 +162,7 @@ int surand_base_derive(uint32_t out_key[8], uint64_t *gen)
 
 	lock_base(&st);
 	for (tries = 0;; tries++) {
-		if (!base || !base->valid) {
+		if (!base || !surand_ready(base->valid)) {
 			r = reseed_locked(surand_fork_generation ? SURAND_RESEED_FORK
 								 : SURAND_RESEED_INITIAL);
 		} else {
@@ -180,7 +181,7 @@ int surand_base_derive(uint32_t out_key[8], uint64_t *gen)
 		 * same in every process: the consumer's key would be public.
 		 * valid reads 0 then; reseed from the kernel and derive again. */
 		SURAND_LOAD_FENCE(); /* block read before re-check (aarch64: dmb ishld) */
-		if (SURAND_LIKELY(base->valid)) {
+		if (SURAND_LIKELY(surand_ready(base->valid))) {
 			memcpy(base->key, block, 32);
 			for (i = 0; i < 8; i++)
 				out_key[i] = surand_load32_le(block + 32 + 4 * i);
@@ -238,7 +239,7 @@ int surand_test_base_key(uint32_t out[8])
 	int st, r = -1;
 
 	lock_base(&st);
-	if (base && base->valid) {
+	if (base && surand_ready(base->valid)) {
 		memcpy(out, base->key, 32);
 		r = 0;
 	}

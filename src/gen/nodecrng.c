@@ -50,7 +50,7 @@ struct crng {
 	uint64_t counter;  /* next block (state[12..13]) */
 	uint64_t nonce;    /* state[14..15] */
 	uint64_t init_ns;  /* last (re)seed; 0: stale */
-	uint32_t valid;    /* 0: never seeded, fork child, dropped page */
+	uint32_t valid;    /* enum surand_ready: YES, or EMPTY (never seeded, fork child, dropped page) */
 	uint32_t gen;      /* reseed_gen it was last reseeded under */
 };
 _Static_assert(sizeof(struct crng) == 64, "one cache line per CRNG");
@@ -119,7 +119,7 @@ static int crng_ensure(unsigned c, uint64_t now) /* NOLINT(misc-no-recursion): s
 	uint32_t gen = __atomic_load_n(&reseed_gen, __ATOMIC_ACQUIRE);
 	int r, cs, i, fresh;
 
-	fresh = !__atomic_load_n(&s->valid, __ATOMIC_ACQUIRE);
+	fresh = !surand_ready(__atomic_load_n(&s->valid, __ATOMIC_ACQUIRE));
 	if (!fresh && __atomic_load_n(&s->gen, __ATOMIC_RELAXED) == gen &&
 	    now - __atomic_load_n(&s->init_ns, __ATOMIC_RELAXED) < RESEED_NS)
 		return 0;
@@ -130,7 +130,7 @@ static int crng_ensure(unsigned c, uint64_t now) /* NOLINT(misc-no-recursion): s
 		return fresh ? r : 0;
 	}
 	surand_lock(&ctl[c].lock, &cs);
-	if (!fresh && !__atomic_load_n(&s->valid, __ATOMIC_RELAXED)) {
+	if (!fresh && !surand_ready(__atomic_load_n(&s->valid, __ATOMIC_RELAXED))) {
 		/* Dropped since `fresh` was read: a set-up now, which needs the
 		 * whole seed (counter and nonce too; valgrind saw them unset when
 		 * the 32 bytes of a reseed were used for one).  Start over. */
@@ -138,12 +138,12 @@ static int crng_ensure(unsigned c, uint64_t now) /* NOLINT(misc-no-recursion): s
 		surand_wipe(m, sizeof(m));
 		return crng_ensure(c, now);
 	}
-	if (!__atomic_load_n(&s->valid, __ATOMIC_RELAXED)) {
+	if (!surand_ready(__atomic_load_n(&s->valid, __ATOMIC_RELAXED))) {
 		/* Seeded: output may come from this CRNG once the lock is
 		 * released (every use of the key is under it).  Set first
 		 * ("sealed", as thread.c's slot_seal): a page dropped while the
 		 * key is written reads valid 0, never valid over a zero key. */
-		__atomic_store_n(&s->valid, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->valid, SURAND_READY_YES, __ATOMIC_RELAXED);
 		SURAND_STORE_FENCE(); /* valid before key (aarch64: dmb ish; x86: TSO) */
 		/* The whole state from the material; a node is born stale
 		 * (init_time - CRNG_RESEED_INTERVAL - 1), so its first use
@@ -185,7 +185,7 @@ static int crng_block(unsigned c, uint8_t out[64]) /* NOLINT(misc-no-recursion):
 		surand_chacha20_blocks(s->key, s->counter, s->nonce, out, 1);
 		/* A dropped page reads as zeros: the key may have been zeros. */
 		SURAND_LOAD_FENCE(); /* block before re-check (aarch64: dmb ishld) */
-		if (SURAND_LIKELY(__atomic_load_n(&s->valid, __ATOMIC_RELAXED))) {
+		if (SURAND_LIKELY(surand_ready(__atomic_load_n(&s->valid, __ATOMIC_RELAXED)))) {
 			s->counter++;
 			ctl[c].blocks++;
 			surand_unlock(&ctl[c].lock, cs);
@@ -330,7 +330,7 @@ static int nodecrng_snapshot(int which, struct surand_test_snapshot *s)
 	else
 		return -1;
 	surand_lock(&ctl[c].lock, &cs);
-	if (st[c].valid) {
+	if (surand_ready(st[c].valid)) {
 		s->kind = SURAND_TEST_SNAP_CHACHA;
 		s->index = c == PRIMARY ? -1 : (int)c - 1;
 		memcpy(s->key, st[c].key, 32);

@@ -159,12 +159,12 @@ int surand_p15_extract(struct surand_p15 *p, unsigned nwords, uint8_t out[SURAND
 	uint32_t h[5];
 	uint8_t hb[SURAND_P15_HASH_BYTES];
 
-	if (!__atomic_load_n(&p->valid, __ATOMIC_ACQUIRE))
+	if (!surand_p15_seeded(__atomic_load_n(&p->valid, __ATOMIC_ACQUIRE)))
 		return -1;
 	surand_p15_hash(p, nwords, surand_p15_sha1_iv, h);
 	/* A dropped page reads as zeros: then the hash was of (partly) zeros. */
 	SURAND_LOAD_FENCE(); /* the hash's loads before the re-check (aarch64: dmb ishld) */
-	if (SURAND_UNLIKELY(!__atomic_load_n(&p->valid, __ATOMIC_RELAXED))) {
+	if (SURAND_UNLIKELY(!surand_p15_seeded(__atomic_load_n(&p->valid, __ATOMIC_RELAXED)))) {
 		surand_wipe(h, sizeof(h));
 		return -1;
 	}
@@ -177,6 +177,76 @@ int surand_p15_extract(struct surand_p15 *p, unsigned nwords, uint8_t out[SURAND
 	surand_wipe(hb, sizeof(hb));
 	return 0;
 }
+
+/* ---- the lock-free pools' seeding and salt (salted, tso2015) ------------- */
+
+_Static_assert((SURAND_READY_YES & 1u) && !(SURAND_READY_SEEDING & 1u),
+	       "seeded words are odd, the seeding mark even");
+
+static uint32_t p15_seedings; /* atomic; ordinary memory, never dropped */
+static uint64_t p15_thread_serials; /* atomic: the last thread serial handed out */
+static __thread uint64_t tls_serial __attribute__((tls_model("initial-exec")));
+static __thread uint64_t tls_salted __attribute__((tls_model("initial-exec")));
+#ifdef SURAND_TEST_BUILD
+static __thread uint32_t tls_last_salt[5];
+#endif
+
+uint32_t surand_p15_seed_begin(struct surand_p15 *p)
+{
+	uint32_t v = __atomic_load_n(&p->valid, __ATOMIC_RELAXED);
+
+	if (!surand_p15_seeded(v)) {
+		__atomic_store_n(&p->valid, SURAND_READY_SEEDING, __ATOMIC_RELAXED);
+		SURAND_STORE_FENCE(); /* the mark before the mix's stores (aarch64: dmb ish) */
+	}
+	return v;
+}
+
+void surand_p15_seed_end(struct surand_p15 *p, uint32_t before)
+{
+	uint32_t seeding = SURAND_READY_SEEDING, n;
+
+	if (surand_p15_seeded(before))
+		return;
+	n = __atomic_add_fetch(&p15_seedings, 1, __ATOMIC_RELAXED);
+	/* Seeded: readers may hash the pool from now on, unless the page was
+	 * dropped during the mix (then valid reads 0 and the CAS fails). */
+	(void)__atomic_compare_exchange_n(&p->valid, &seeding, (n << 1) | 1u, 0, __ATOMIC_RELEASE,
+					  __ATOMIC_RELAXED); /* mix before seeded */
+}
+
+void surand_p15_salted_iv(uint32_t iv[5])
+{
+	uint32_t salt[5];
+	uint64_t ctr;
+	int i;
+
+	if (SURAND_UNLIKELY(tls_serial == 0)) {
+		/* Once per thread: a serial no other thread of this process line
+		 * has (0 is never handed out).  A fork child's thread keeps its
+		 * parent's serial and count: the fork generation tells them apart. */
+		SURAND_BENCH_COUNT_RMW();
+		tls_serial = __atomic_add_fetch(&p15_thread_serials, 1, __ATOMIC_RELAXED);
+	}
+	ctr = ++tls_salted;
+	salt[0] = (uint32_t)tls_serial;
+	salt[1] = (uint32_t)(tls_serial >> 32);
+	salt[2] = (uint32_t)ctr;
+	salt[3] = (uint32_t)(ctr >> 32);
+	salt[4] = (uint32_t)surand_fork_generation;
+	for (i = 0; i < 5; i++)
+		iv[i] = surand_p15_sha1_iv[i] ^ salt[i];
+#ifdef SURAND_TEST_BUILD
+	memcpy(tls_last_salt, salt, sizeof(salt));
+#endif
+}
+
+#ifdef SURAND_TEST_BUILD
+void surand_test_p15_last_salt(uint32_t salt[5])
+{
+	memcpy(salt, tls_last_salt, sizeof(tls_last_salt));
+}
+#endif
 
 /* ==== 2. the input pool ===================================================== */
 
@@ -198,14 +268,14 @@ static uint64_t in_pooled;                          /* under in_lock: pulls with
  * in ("sealed", as base.c and thread.c's slot_seal): a drop during or after
  * the mix reads valid 0 and the pool is re-seeded before any extraction.
  * Marked after the mix instead, a drop in between (or during the mix's last
- * steps) left valid 1 over a pool of zeros or of a few mixed bytes, whose
+ * steps) left READY_YES over a pool of zeros or of a few mixed bytes, whose
  * output repeats (tests/test_faults.c droppable, multipool under TSan: 25
  * repeated values).  Every extraction of these pools is under their lock,
  * so no reader sees the sealed word before the mix is done.
  */
 static inline void p15_seal(struct surand_p15 *p)
 {
-	__atomic_store_n(&p->valid, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->valid, SURAND_READY_YES, __ATOMIC_RELAXED);
 	SURAND_STORE_FENCE(); /* the seal before the mix's stores (aarch64: dmb ish) */
 }
 
@@ -220,7 +290,7 @@ static int input_ensure_locked(void)
 		if (!in_st)
 			return -ENOMEM;
 	}
-	if (__atomic_load_n(&in_st->valid, __ATOMIC_RELAXED))
+	if (surand_p15_seeded(__atomic_load_n(&in_st->valid, __ATOMIC_RELAXED)))
 		return 0;
 	r = surand_kernel_fill(seed, sizeof(seed), 0);
 	if (r == 0) {
@@ -441,7 +511,7 @@ int surand_nbpool_snapshot(struct surand_nbpool *nb, struct surand_test_snapshot
 	if (!nb->st)
 		return -1;
 	surand_lock(&nb->lock, &cs);
-	if (__atomic_load_n(&nb->st->valid, __ATOMIC_RELAXED)) {
+	if (surand_p15_seeded(__atomic_load_n(&nb->st->valid, __ATOMIC_RELAXED))) {
 		s->kind = SURAND_TEST_SNAP_POOL;
 		s->nwords = SURAND_P15_OUT_WORDS;
 		for (int i = 0; i < SURAND_P15_OUT_WORDS; i++)

@@ -31,9 +31,9 @@
 
 /* ==== 1. the pool state ===================================================== */
 /*
- * Lives in wipe-on-fork memory (surand_secmem_alloc).  valid is nonzero once
- * seeded; a fork child (or a dropped MAP_DROPPABLE page) reads it as zero and
- * re-seeds before any output.  The words are read and written only with
+ * Lives in wipe-on-fork memory (surand_secmem_alloc).  valid is its
+ * readiness (below); a fork child (or a dropped MAP_DROPPABLE page) reads it
+ * as zero (SURAND_READY_EMPTY) and re-seeds before any output.  The words are read and written only with
  * relaxed atomics (plain moves on x86), so salted's lock-free readers race
  * with the mixback without a data race in the C sense.
  */
@@ -47,6 +47,31 @@ struct surand_p15 {
 	uint64_t writes[SURAND_P15_IN_WORDS]; /* per word: times mixed (tests) */
 #endif
 };
+
+/*
+ * Readiness (enum surand_ready, internal.h).  A pool read only under its lock
+ * (the input pool, legacy, multipool) holds SURAND_READY_YES once sealed.  A
+ * pool hashed without a lock (salted, tso2015) holds an odd seeding number in
+ * place of READY_YES (odd as well), a new one at each seeding: a reader that
+ * finds the same word before and after its hash knows that no drop and no
+ * re-seeding came between.  READY_SEEDING (even) marks a seed being mixed in.
+ */
+static inline int surand_p15_seeded(uint32_t valid)
+{
+	return (int)(valid & 1u);
+}
+/* With the pool's writer lock held, around the mix of a pull into a pool that
+ * lock-free readers hash: begin marks an unseeded pool READY_SEEDING (readers
+ * keep off it) and returns the word it found; end publishes a new seeding
+ * number, by a compare-and-swap from READY_SEEDING, so that a page dropped
+ * during the mix (valid reads 0) stays unseeded. */
+uint32_t surand_p15_seed_begin(struct surand_p15 *p) SURAND_HIDDEN;
+void surand_p15_seed_end(struct surand_p15 *p, uint32_t before) SURAND_HIDDEN;
+/* The IV of a lock-free reader's hash: H(0) XOR a salt of the calling
+ * thread's serial number (never 0, never another thread's in this process
+ * line), its count of salted hashes and the fork generation.  Not secret,
+ * only unique: no two readers of one pool state hash to the same output. */
+void surand_p15_salted_iv(uint32_t iv[5]) SURAND_HIDDEN;
 
 /* The SHA-1 IV H(0) (FIPS 180-4 5.3.1), as sha_init() set it. */
 extern const uint32_t surand_p15_sha1_iv[5] SURAND_HIDDEN;

@@ -79,14 +79,8 @@ static uint64_t next_pull_ns __attribute__((aligned(SURAND_CACHELINE)));
 static uint64_t n_direct_try;   /* mixbacks by trylock winners */
 static uint64_t n_direct_wait;  /* mixbacks after waiting (buffer full) */
 static uint64_t n_pulls;
-/* Atomic: the last thread serial handed out. */
-static uint64_t thread_serials;
 
-/* The salt's parts; not secret, only unique. */
-static __thread uint64_t tls_serial __attribute__((tls_model("initial-exec")));
-static __thread uint64_t tls_counter __attribute__((tls_model("initial-exec")));
 #ifdef SURAND_TEST_BUILD
-static __thread uint32_t tls_last_salt[5];
 /* surand_test_salted_reseed_during_hash: the calling thread's next
  * extraction finds the page dropped before its hash and the pool re-seeded
  * right after it. */
@@ -111,41 +105,20 @@ static void mb_reset(void)
 
 /*
  * With mix_lock held: mixes a pull from the input pool into the pool.
- * Readers hash the pool without the lock, so `valid` carries a seeding
- * number: odd values are seeded pools, each seeding a new one; a reader
- * keeps a hash only if valid read the same odd value before and after it.
- * An unseeded pool is first marked POOL_SEEDING (even: readers keep off it,
- * and a page dropped during the mix reads 0 there), and only a
- * compare-and-swap from POOL_SEEDING publishes the new number.  Before: a
- * plain store of 1 after the mix, landing on a page dropped just before,
- * set valid over a pool of zeros (see pool2015.c's p15_seal); and a reader
- * that hashed a dropped page while the pool was re-seeded found 1 again
- * after its hash (1, 0, 1) and kept a hash of zeros.
+ * Readers hash the pool without the lock, so the seeding is published as a
+ * new seeding number (pool2015.h, surand_p15_seed_begin): a reader keeps a
+ * hash only if valid read the same odd word before and after it.  A plain
+ * "seeded" word stored after the mix, landing on a page dropped just before,
+ * set it over a pool of zeros (see pool2015.c's p15_seal); and a reader that
+ * hashed a dropped page while the pool was re-seeded found the same word
+ * again after its hash (YES, 0, YES) and kept a hash of zeros.
  */
-#define POOL_SEEDING 2u
-static uint32_t seedings; /* under mix_lock; ordinary memory, never dropped */
-
-static int pool_seeded(uint32_t v)
-{
-	return v & 1u;
-}
-
 static void mix_pull_locked(const uint8_t *tmp)
 {
-	uint32_t v = __atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED), seeding = POOL_SEEDING;
+	uint32_t before = surand_p15_seed_begin(&sec->pool);
 
-	if (!pool_seeded(v)) {
-		__atomic_store_n(&sec->pool.valid, POOL_SEEDING, __ATOMIC_RELAXED);
-		SURAND_STORE_FENCE(); /* the mark before the mix's stores (aarch64: dmb ish) */
-	}
 	surand_p15_mix(&sec->pool, SURAND_P15_OUT_WORDS, tmp, PULL_BYTES);
-	/* Seeded: readers may hash the pool from now on, unless the page was
-	 * dropped during the mix (then valid reads 0 and the CAS fails). */
-	if (!pool_seeded(v)) {
-		seedings++;
-		(void)__atomic_compare_exchange_n(&sec->pool.valid, &seeding, (seedings << 1) | 1u, 0,
-						  __ATOMIC_RELEASE, __ATOMIC_RELAXED); /* mix before seeded */
-	}
+	surand_p15_seed_end(&sec->pool, before);
 	n_pulls++;
 }
 
@@ -293,33 +266,17 @@ static void mixback(const uint32_t h[5])
  * (pool unseeded or its page dropped: pull and retry). */
 static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 {
-	uint32_t iv[5], h[5], salt[5], v;
-	uint64_t ctr;
-	int i;
+	uint32_t iv[5], h[5], v;
 
-	/* Acquire, paired with mix_pull_locked's release CAS: the seeding mix is
+	/* Acquire, paired with surand_p15_seed_end's release CAS: the seeding mix is
 	 * visible to the hash below (concurrent later mixes may be seen in part,
 	 * on x86 as on aarch64: the salt keeps the output unique either way). */
 	v = __atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE);
-	if (!pool_seeded(v))
+	if (!surand_p15_seeded(v))
 		return -1;
-	if (SURAND_UNLIKELY(tls_serial == 0)) {
-		/* Once per thread: a serial number no other thread of this
-		 * process line has (0 is never handed out). */
-		SURAND_BENCH_COUNT_RMW();
-		tls_serial = __atomic_add_fetch(&thread_serials, 1, __ATOMIC_RELAXED);
-	}
-	ctr = ++tls_counter;
-	salt[0] = (uint32_t)tls_serial;
-	salt[1] = (uint32_t)(tls_serial >> 32);
-	salt[2] = (uint32_t)ctr;
-	salt[3] = (uint32_t)(ctr >> 32);
-	salt[4] = (uint32_t)surand_fork_generation;
 	/* The salt makes this hash unlike any other reader's of the same pool. */
-	for (i = 0; i < 5; i++)
-		iv[i] = surand_p15_sha1_iv[i] ^ salt[i];
+	surand_p15_salted_iv(iv);
 #ifdef SURAND_TEST_BUILD
-	memcpy(tls_last_salt, salt, sizeof(salt));
 	if (tls_reseed_during_hash)
 		memset(&sec->pool, 0, sizeof(sec->pool)); /* as a dropped page reads */
 #endif
@@ -379,8 +336,8 @@ static void salted_atfork_child(void)
 	mb_reset();
 	__atomic_store_n(&next_pull_ns, 0, __ATOMIC_RELAXED);
 	n_direct_try = n_direct_wait = n_pulls = 0;
-	/* tls_serial/tls_counter of the forking thread stay: with the new
-	 * fork generation the salts stay unique. */
+	/* The forking thread's salt serial and count stay: with the new fork
+	 * generation the salts stay unique (surand_p15_salted_iv). */
 }
 
 /*
@@ -423,10 +380,6 @@ void surand_test_salted_hold(int on)
 	}
 }
 
-void surand_test_salted_last_salt(uint32_t salt[5])
-{
-	memcpy(salt, tls_last_salt, sizeof(tls_last_salt));
-}
 
 unsigned long surand_test_salted_reseed_during_hash(int arm)
 {
@@ -442,7 +395,7 @@ static int salted_snapshot(int which, struct surand_test_snapshot *s)
 	int cs = 0;
 
 	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !sec ||
-	    !pool_seeded(__atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE)))
+	    !surand_p15_seeded(__atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE)))
 		return -1;
 	/* A consistent copy: under the lock (which the test may hold already). */
 	if (!tls_holding)

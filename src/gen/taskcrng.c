@@ -71,7 +71,7 @@ struct task_slot {
 	uint32_t reads;     /* careful reads in the rate window */
 	uint32_t bytes;     /* careful bytes in the budget window */
 	uint32_t switched;  /* 1: this thread reads its own CRNG */
-	uint32_t valid;     /* 0: fresh, fork child, dropped page: set up again */
+	uint32_t valid;     /* enum surand_ready: YES, or EMPTY (fresh, fork child, dropped page: set up again) */
 	uint64_t gen;       /* task_gen the key belongs to; 0: no key */
 	uint64_t reads_pool; /* owner-written, read by stats */
 	uint64_t reads_crng;
@@ -104,7 +104,7 @@ static void slot_setup(struct task_slot *s, uint64_t now)
 	surand_wipe(s, offsetof(struct task_slot, reads_pool));
 	s->window_ns = now;
 	s->budget_ns = now;
-	s->valid = 1;
+	s->valid = SURAND_READY_YES;
 }
 
 /* 1 when this request keeps the thread careful (and counts it). */
@@ -176,7 +176,7 @@ static int crng_read(struct task_slot *s, uint8_t *buf, size_t len, uint64_t now
 	surand_wipe(k, sizeof(k));
 	/* A dropped page reads as zeros: the key we copied may have been. */
 	SURAND_LOAD_FENCE(); /* key copy before re-check (aarch64: dmb ishld) */
-	if (SURAND_UNLIKELY(__atomic_load_n(&s->valid, __ATOMIC_RELAXED) == 0)) {
+	if (SURAND_UNLIKELY(!surand_ready(__atomic_load_n(&s->valid, __ATOMIC_RELAXED)))) {
 		surand_wipe(buf, len);
 		return -EAGAIN;
 	}
@@ -212,7 +212,7 @@ static int task_fill(void *buf, size_t len)
 	}
 	for (;;) {
 		now = surand_now_ns();
-		if (SURAND_UNLIKELY(!__atomic_load_n(&s->valid, __ATOMIC_RELAXED)))
+		if (SURAND_UNLIKELY(!surand_ready(__atomic_load_n(&s->valid, __ATOMIC_RELAXED))))
 			slot_setup(s, now);
 		if (!s->switched) {
 			if (careful(s, len, now)) {
@@ -319,7 +319,7 @@ static void task_stats(struct surand_stats *st)
 #ifdef SURAND_TEST_BUILD
 int surand_test_taskcrng_switched(void)
 {
-	return tls_slot && tls_slot->valid && tls_slot->switched;
+	return tls_slot && surand_ready(tls_slot->valid) && tls_slot->switched;
 }
 
 void surand_test_taskcrng_cranks(uint64_t cranks)
@@ -334,7 +334,7 @@ static int task_snapshot(int which, struct surand_test_snapshot *s)
 
 	if (which != SURAND_TEST_SNAP_LAST && which != 0)
 		return -1;
-	if (which == SURAND_TEST_SNAP_LAST && t && t->valid && t->switched && t->gen) {
+	if (which == SURAND_TEST_SNAP_LAST && t && surand_ready(t->valid) && t->switched && t->gen) {
 		s->kind = SURAND_TEST_SNAP_CHACHA;
 		memcpy(s->key, t->key, 32);
 		s->counter = t->counter;
@@ -345,6 +345,11 @@ static int task_snapshot(int which, struct surand_test_snapshot *s)
 		return 0;
 	}
 	return surand_nbpool_snapshot(&task_pool, s);
+}
+
+int surand_test_taskcrng_slab_holds(const void *needle, size_t n, int free_only)
+{
+	return surand_slab_test_holds(&slab, needle, n, free_only);
 }
 
 static void task_drop(void)

@@ -54,7 +54,6 @@
 
 #define CPU_OFFSET_WORDS 12u  /* Spelvin's example: CPU 1 at offset 12 */
 #define PULL_BYTES (SURAND_P15_OUT_WORDS * 4)
-#define POOL_SEEDING 2u       /* even: being seeded; odd: a seeding's number */
 
 static struct surand_p15 *pool; /* wipe-on-fork memory */
 /* Ordinary memory: a dropped page must not take the lock with it. */
@@ -65,21 +64,8 @@ static uint64_t add_pos __attribute__((aligned(SURAND_CACHELINE)));
 static uint64_t next_pull_ns __attribute__((aligned(SURAND_CACHELINE)));
 static unsigned mix_flags; /* SURAND_P15_MIX_ATOMIC_ADD in the atomic mode; set at init */
 /* Under pull_lock: */
-static uint32_t seedings;
 static uint64_t n_pulls;
 static uint64_t pull_words; /* words reserved by pulls */
-static uint64_t thread_serials; /* atomic: the last thread serial handed out */
-
-static __thread uint64_t tls_serial __attribute__((tls_model("initial-exec")));
-static __thread uint64_t tls_counter __attribute__((tls_model("initial-exec")));
-#ifdef SURAND_TEST_BUILD
-static __thread uint32_t tls_last_salt[5];
-#endif
-
-static int pool_seeded(uint32_t v)
-{
-	return v & 1u;
-}
 
 /* ==== 2. the lock-free mixback ============================================== */
 
@@ -111,29 +97,20 @@ static uint32_t cpu_offset(void)
 /* ==== 3. seeding and pulls ================================================== */
 
 /* Pulls 128 bytes from the input pool (outside the lock), mixes them in
- * under the pull lock.  An unseeded pool is marked POOL_SEEDING first, and
- * only a compare-and-swap from it publishes the seeding (a page dropped
- * during the mix reads 0 and the CAS fails), as salted.c does. */
+ * under the pull lock; the seeding is published as salted.c's is
+ * (surand_p15_seed_begin/end: a page dropped during the mix stays unseeded). */
 static int tso_pull(uint64_t now)
 {
 	uint8_t tmp[PULL_BYTES];
-	uint32_t v, seeding = POOL_SEEDING;
+	uint32_t before;
 	int r, cs;
 
 	r = surand_p15_input_pull(tmp, sizeof(tmp));
 	if (r == 0) {
 		surand_lock(&pull_lock, &cs);
-		v = __atomic_load_n(&pool->valid, __ATOMIC_RELAXED);
-		if (!pool_seeded(v)) {
-			__atomic_store_n(&pool->valid, POOL_SEEDING, __ATOMIC_RELAXED);
-			SURAND_STORE_FENCE(); /* the mark before the mix's stores */
-		}
+		before = surand_p15_seed_begin(pool);
 		mix_unlocked(tmp, sizeof(tmp), 0);
-		if (!pool_seeded(v)) {
-			seedings++;
-			(void)__atomic_compare_exchange_n(&pool->valid, &seeding, (seedings << 1) | 1u, 0,
-							  __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-		}
+		surand_p15_seed_end(pool, before);
 		n_pulls++;
 		pull_words += sizeof(tmp);
 		__atomic_store_n(&next_pull_ns, now + SURAND_P15_PULL_INTERVAL_NS, __ATOMIC_RELAXED);
@@ -148,30 +125,14 @@ static int tso_pull(uint64_t now)
 /* One extraction without any lock; 0, or -1 (unseeded or dropped: pull). */
 static int tso_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 {
-	uint32_t iv[5], h[5], salt[5], v;
+	uint32_t iv[5], h[5], v;
 	uint8_t hb[SURAND_P15_HASH_BYTES];
-	uint64_t ctr;
-	int i;
 
 	v = __atomic_load_n(&pool->valid, __ATOMIC_ACQUIRE);
-	if (!pool_seeded(v))
+	if (!surand_p15_seeded(v))
 		return -1;
-	if (SURAND_UNLIKELY(tls_serial == 0)) {
-		SURAND_BENCH_COUNT_RMW();
-		tls_serial = __atomic_add_fetch(&thread_serials, 1, __ATOMIC_RELAXED);
-	}
-	ctr = ++tls_counter;
-	salt[0] = (uint32_t)tls_serial;
-	salt[1] = (uint32_t)(tls_serial >> 32);
-	salt[2] = (uint32_t)ctr;
-	salt[3] = (uint32_t)(ctr >> 32);
-	salt[4] = (uint32_t)surand_fork_generation;
 	/* The salt makes this hash unlike any other reader's of the same pool. */
-	for (i = 0; i < 5; i++)
-		iv[i] = surand_p15_sha1_iv[i] ^ salt[i];
-#ifdef SURAND_TEST_BUILD
-	memcpy(tls_last_salt, salt, sizeof(salt));
-#endif
+	surand_p15_salted_iv(iv);
 	surand_p15_hash(pool, SURAND_P15_OUT_WORDS, iv, h);
 	SURAND_LOAD_FENCE();
 	/* The same seeding before and after: no drop (and no re-seed) between. */
@@ -224,8 +185,8 @@ static void tso_atfork_child(void)
 	__atomic_store_n(&add_pos, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&next_pull_ns, 0, __ATOMIC_RELAXED);
 	n_pulls = pull_words = 0;
-	/* tls_serial/tls_counter stay: with the new fork generation the salts
-	 * stay unique. */
+	/* The forking thread's salt serial and count stay: with the new fork
+	 * generation the salts stay unique (surand_p15_salted_iv). */
 }
 
 /*
@@ -251,17 +212,13 @@ static void tso_stats(struct surand_stats *st)
 }
 
 #ifdef SURAND_TEST_BUILD
-void surand_test_tso2015_last_salt(uint32_t salt[5])
-{
-	memcpy(salt, tls_last_salt, sizeof(tls_last_salt));
-}
 
 static int tso_snapshot(int which, struct surand_test_snapshot *s)
 {
 	unsigned i;
 
 	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !pool ||
-	    !pool_seeded(__atomic_load_n(&pool->valid, __ATOMIC_ACQUIRE)))
+	    !surand_p15_seeded(__atomic_load_n(&pool->valid, __ATOMIC_ACQUIRE)))
 		return -1;
 	s->kind = SURAND_TEST_SNAP_POOL;
 	s->nwords = SURAND_P15_OUT_WORDS;
