@@ -803,4 +803,28 @@ int surand_test_call_busy(void)
 {
 	return tls_state >= TS_BUSY_MIN;
 }
+
+/* The active design's test members (backend.h), with their fallbacks. */
+int surand_test_snapshot(int which, struct surand_test_snapshot *s)
+{
+	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+
+	memset(s, 0, sizeof(*s));
+	return be && be->test_snapshot ? be->test_snapshot(which, s) : -1;
+}
+
+int surand_test_pool_writes(int which, uint64_t *counts, uint32_t nwords)
+{
+	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+
+	return be && be->test_pool_writes ? be->test_pool_writes(which, counts, nwords) : -1;
+}
+
+void surand_test_drop_state(void)
+{
+	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+
+	if (be && be->test_drop)
+		be->test_drop();
+}
 #endif

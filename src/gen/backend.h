@@ -22,6 +22,9 @@
 #define SURAND_GEN_BACKEND_H
 
 #include "internal.h"
+#ifdef SURAND_TEST_BUILD
+#include "test_hooks.h"
+#endif
 
 /* Properties a design declares (tests check what each flag promises). */
 enum surand_backend_props {
@@ -63,7 +66,25 @@ struct surand_backend {
 	void (*atfork_child)(void);
 	/* Adds the design's counters to st (front end fills the common fields). */
 	void (*stats)(struct surand_stats *st);
+#ifdef SURAND_TEST_BUILD
+	/* The test build's view of the design (test_hooks.h), so that one struct
+	 * is a whole design: copies its state (surand_test_snapshot), counts its
+	 * pool words' writes (surand_test_pool_writes), zeroes its secret pages
+	 * as a dropped page reads (surand_test_drop_state).  NULL: the test call
+	 * answers -1 (nothing to copy, nothing counted) or does nothing. */
+	int (*test_snapshot)(int which, struct surand_test_snapshot *s);
+	int (*test_pool_writes)(int which, uint64_t *counts, uint32_t nwords);
+	void (*test_drop)(void);
+#endif
 };
+
+/* The test members in a design's initialiser; nothing outside the test build. */
+#ifdef SURAND_TEST_BUILD
+#define SURAND_BACKEND_TEST_HOOKS(snapshot, pool_writes, drop) \
+	.test_snapshot = (snapshot), .test_pool_writes = (pool_writes), .test_drop = (drop),
+#else
+#define SURAND_BACKEND_TEST_HOOKS(snapshot, pool_writes, drop)
+#endif
 
 /* The registry (gen/registry.c): NULL-terminated, the default first. */
 extern const struct surand_backend *const surand_backends[] SURAND_HIDDEN;

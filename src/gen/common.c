@@ -62,25 +62,8 @@ void surand_fill_from_key(uint32_t key[8], void *buf, size_t len)
 uint32_t surand_full_fence_word; /* SURAND_FULL_FENCE under TSan */
 #endif
 
-/* ---- test snapshots ---------------------------------------------------------- */
+/* ---- test helpers ------------------------------------------------------------ */
 #ifdef SURAND_TEST_BUILD
-int (*surand_test_snapshot_fn)(int which, struct surand_test_snapshot *s);
-
-int surand_test_snapshot(int which, struct surand_test_snapshot *s)
-{
-	memset(s, 0, sizeof(*s));
-	return surand_test_snapshot_fn ? surand_test_snapshot_fn(which, s) : -1;
-}
-
-int (*surand_test_pool_writes_fn)(int which, uint64_t *counts, uint32_t nwords);
-void (*surand_test_drop_fn)(void);
-
-void surand_test_drop_state(void)
-{
-	if (surand_test_drop_fn)
-		surand_test_drop_fn();
-}
-
 void surand_test_zero_words(void *p, size_t n)
 {
 	uint32_t *w = p;
@@ -88,10 +71,5 @@ void surand_test_zero_words(void *p, size_t n)
 
 	for (i = 0; i < n / 4; i++)
 		__atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
-}
-
-int surand_test_pool_writes(int which, uint64_t *counts, uint32_t nwords)
-{
-	return surand_test_pool_writes_fn ? surand_test_pool_writes_fn(which, counts, nwords) : -1;
 }
 #endif

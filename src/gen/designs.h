@@ -72,13 +72,9 @@ extern const struct surand_backend surand_backend_nodecrng SURAND_HIDDEN;
 extern const struct surand_backend surand_backend_onekey SURAND_HIDDEN;
 extern const struct surand_backend surand_backend_percpu SURAND_HIDDEN;
 
-/* ==== 4. test snapshots ===================================================== */
+/* ==== 4. test helpers ======================================================= */
 #ifdef SURAND_TEST_BUILD
 #include "test_hooks.h"
-/* Set by the active backend's init: copies its state (see test_hooks.h). */
-extern int (*surand_test_snapshot_fn)(int which, struct surand_test_snapshot *s) SURAND_HIDDEN;
-extern int (*surand_test_pool_writes_fn)(int which, uint64_t *counts, uint32_t nwords) SURAND_HIDDEN;
-extern void (*surand_test_drop_fn)(void) SURAND_HIDDEN;
 /* Zeroes n bytes (a multiple of 4) with relaxed atomic stores: a "dropped
  * page" that lock-free readers may be reading. */
 void surand_test_zero_words(void *p, size_t n) SURAND_HIDDEN;

@@ -93,22 +93,12 @@ static void legacy_drop(void)
 static int legacy_init(void)
 {
 	surand_design_prepare();
-#ifdef SURAND_TEST_BUILD
-	surand_test_snapshot_fn = legacy_snapshot;
-	surand_test_pool_writes_fn = legacy_writes;
-	surand_test_drop_fn = legacy_drop;
-#endif
 	return legacy_init_kind(SURAND_LOCK_FUTEX);
 }
 
 static int legacy_spin_init(void)
 {
 	surand_design_prepare();
-#ifdef SURAND_TEST_BUILD
-	surand_test_snapshot_fn = legacy_snapshot;
-	surand_test_pool_writes_fn = legacy_writes;
-	surand_test_drop_fn = legacy_drop;
-#endif
 	return legacy_init_kind(SURAND_LOCK_SPIN);
 }
 
@@ -126,6 +116,7 @@ const struct surand_backend surand_backend_legacy = {
 	.thread_exit = NULL,
 	.atfork_child = legacy_atfork_child,
 	.stats = legacy_stats,
+	SURAND_BACKEND_TEST_HOOKS(legacy_snapshot, legacy_writes, legacy_drop)
 };
 
 const struct surand_backend surand_backend_legacy_spin = {
@@ -138,4 +129,5 @@ const struct surand_backend surand_backend_legacy_spin = {
 	.thread_exit = NULL,
 	.atfork_child = legacy_atfork_child,
 	.stats = legacy_stats,
+	SURAND_BACKEND_TEST_HOOKS(legacy_snapshot, legacy_writes, legacy_drop)
 };

@@ -149,11 +149,6 @@ static int multipool_init(void)
 		if (r < 0)
 			return r;
 	}
-#ifdef SURAND_TEST_BUILD
-	surand_test_snapshot_fn = multipool_snapshot;
-	surand_test_pool_writes_fn = multipool_writes;
-	surand_test_drop_fn = multipool_drop;
-#endif
 	return 0;
 }
 
@@ -168,4 +163,5 @@ const struct surand_backend surand_backend_multipool = {
 	.thread_exit = NULL,
 	.atfork_child = multipool_atfork_child,
 	.stats = multipool_stats,
+	SURAND_BACKEND_TEST_HOOKS(multipool_snapshot, multipool_writes, multipool_drop)
 };

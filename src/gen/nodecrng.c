@@ -376,10 +376,6 @@ static int nodecrng_init(void)
 	memset(ctl, 0, (1 + nnodes) * sizeof(*ctl));
 	for (i = 0; i <= nnodes; i++)
 		surand_lock_init(&ctl[i].lock, SURAND_LOCK_FUTEX);
-#ifdef SURAND_TEST_BUILD
-	surand_test_snapshot_fn = nodecrng_snapshot;
-	surand_test_drop_fn = nodecrng_drop;
-#endif
 	return 0;
 }
 
@@ -394,4 +390,5 @@ const struct surand_backend surand_backend_nodecrng = {
 	.thread_exit = NULL,
 	.atfork_child = nodecrng_atfork_child,
 	.stats = nodecrng_stats,
+	SURAND_BACKEND_TEST_HOOKS(nodecrng_snapshot, NULL, nodecrng_drop)
 };

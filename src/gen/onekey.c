@@ -251,10 +251,6 @@ static int onekey_init(void)
 		if (!sec)
 			return -ENOMEM;
 	}
-#ifdef SURAND_TEST_BUILD
-	surand_test_snapshot_fn = onekey_snapshot;
-	surand_test_drop_fn = onekey_drop;
-#endif
 	return 0;
 }
 
@@ -268,4 +264,5 @@ const struct surand_backend surand_backend_onekey = {
 	.thread_exit = NULL,
 	.atfork_child = onekey_atfork_child,
 	.stats = onekey_stats,
+	SURAND_BACKEND_TEST_HOOKS(onekey_snapshot, NULL, onekey_drop)
 };

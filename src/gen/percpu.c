@@ -247,10 +247,6 @@ static int percpu_init(void)
 	memset(ctl, 0, (size_t)ncpu * sizeof(*ctl));
 	for (i = 0; i < ncpu; i++)
 		surand_lock_init(&ctl[i].lock, SURAND_LOCK_SPIN); /* only ever tried */
-#ifdef SURAND_TEST_BUILD
-	surand_test_snapshot_fn = percpu_snapshot;
-	surand_test_drop_fn = percpu_drop;
-#endif
 	return 0;
 }
 
@@ -265,4 +261,5 @@ const struct surand_backend surand_backend_percpu = {
 	.thread_exit = NULL,
 	.atfork_child = percpu_atfork_child,
 	.stats = percpu_stats,
+	SURAND_BACKEND_TEST_HOOKS(percpu_snapshot, NULL, percpu_drop)
 };

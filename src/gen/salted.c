@@ -452,11 +452,6 @@ static int salted_init(void)
 			return -ENOMEM;
 	}
 	mb_reset();
-#ifdef SURAND_TEST_BUILD
-	surand_test_snapshot_fn = salted_snapshot;
-	surand_test_pool_writes_fn = salted_writes;
-	surand_test_drop_fn = salted_drop;
-#endif
 	return 0;
 }
 
@@ -470,4 +465,5 @@ const struct surand_backend surand_backend_salted = {
 	.thread_exit = NULL,
 	.atfork_child = salted_atfork_child,
 	.stats = salted_stats,
+	SURAND_BACKEND_TEST_HOOKS(salted_snapshot, salted_writes, salted_drop)
 };

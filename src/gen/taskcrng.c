@@ -370,11 +370,6 @@ static int task_writes(int which, uint64_t *counts, uint32_t nwords)
 static int task_init(void)
 {
 	surand_design_prepare();
-#ifdef SURAND_TEST_BUILD
-	surand_test_snapshot_fn = task_snapshot;
-	surand_test_pool_writes_fn = task_writes;
-	surand_test_drop_fn = task_drop;
-#endif
 	return surand_nbpool_init(&task_pool, SURAND_LOCK_FUTEX);
 }
 
@@ -390,4 +385,5 @@ const struct surand_backend surand_backend_taskcrng = {
 	.thread_exit = task_thread_exit,
 	.atfork_child = task_atfork_child,
 	.stats = task_stats,
+	SURAND_BACKEND_TEST_HOOKS(task_snapshot, task_writes, task_drop)
 };

@@ -257,11 +257,6 @@ static int tso_init(void)
 		if (!pool)
 			return -ENOMEM;
 	}
-#ifdef SURAND_TEST_BUILD
-	surand_test_snapshot_fn = tso_snapshot;
-	surand_test_pool_writes_fn = tso_writes;
-	surand_test_drop_fn = tso_drop;
-#endif
 	return 0;
 }
 
@@ -275,4 +270,5 @@ const struct surand_backend surand_backend_tso2015 = {
 	.thread_exit = NULL,
 	.atfork_child = tso_atfork_child,
 	.stats = tso_stats,
+	SURAND_BACKEND_TEST_HOOKS(tso_snapshot, tso_writes, tso_drop)
 };
