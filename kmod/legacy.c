@@ -29,18 +29,7 @@ static void legacy_exit(void)
 
 static int legacy_begin(struct surand_req *req, size_t len)
 {
-	surand_pool_maybe_reseed(legacy_pool);
-	req->ctx = legacy_pool;
-	return 0;
-}
-
-static void legacy_fill(struct surand_req *req, u8 *out, size_t n)
-{
-	surand_pool_extract(req->ctx, out, n);
-}
-
-static void legacy_end(struct surand_req *req)
-{
+	return surand_pool_begin_req(req, legacy_pool);
 }
 
 static void legacy_mix(const u8 *buf, size_t len)
@@ -59,8 +48,7 @@ const struct surand_design surand_design_legacy = {
 	.init = legacy_init,
 	.exit = legacy_exit,
 	.begin = legacy_begin,
-	.fill = legacy_fill,
-	.end = legacy_end,
+	.fill = surand_pool_fill_req,
 	.mix = legacy_mix,
 	.stats = legacy_stats,
 };

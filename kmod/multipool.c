@@ -71,20 +71,7 @@ static struct surand_pool *multipool_mine(void)
 
 static int multipool_begin(struct surand_req *req, size_t len)
 {
-	struct surand_pool *p = multipool_mine();
-
-	surand_pool_maybe_reseed(p);
-	req->ctx = p;
-	return 0;
-}
-
-static void multipool_fill(struct surand_req *req, u8 *out, size_t n)
-{
-	surand_pool_extract(req->ctx, out, n);
-}
-
-static void multipool_end(struct surand_req *req)
-{
+	return surand_pool_begin_req(req, multipool_mine());
 }
 
 static void multipool_mix(const u8 *buf, size_t len)
@@ -112,8 +99,7 @@ const struct surand_design surand_design_multipool = {
 	.init = multipool_init,
 	.exit = multipool_exit,
 	.begin = multipool_begin,
-	.fill = multipool_fill,
-	.end = multipool_end,
+	.fill = surand_pool_fill_req,
 	.mix = multipool_mix,
 	.stats = multipool_stats,
 };

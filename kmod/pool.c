@@ -169,6 +169,18 @@ void surand_pool_extract(struct surand_pool *p, u8 *out, size_t n)
 	memzero_explicit(tmp, sizeof(tmp));
 }
 
+int surand_pool_begin_req(struct surand_req *req, struct surand_pool *p)
+{
+	surand_pool_maybe_reseed(p);
+	req->ctx = p;
+	return 0;
+}
+
+void surand_pool_fill_req(struct surand_req *req, u8 *out, size_t n)
+{
+	surand_pool_extract(req->ctx, out, n);
+}
+
 void surand_pool_stats(struct seq_file *m, const char *name, struct surand_pool *p)
 {
 	unsigned long flags;

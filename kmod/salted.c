@@ -236,10 +236,6 @@ static void salted_fill(struct surand_req *req, u8 *out, size_t n)
 	memzero_explicit(tmp, sizeof(tmp));
 }
 
-static void salted_end(struct surand_req *req)
-{
-}
-
 static void salted_mix(const u8 *buf, size_t len)
 {
 	unsigned long flags;
@@ -335,7 +331,6 @@ const struct surand_design surand_design_salted = {
 	.exit = salted_exit,
 	.begin = salted_begin,
 	.fill = salted_fill,
-	.end = salted_end,
 	.mix = salted_mix,
 	.stats = salted_stats,
 };

@@ -65,7 +65,7 @@ struct surand_design {
 	void (*exit)(void);
 	int (*begin)(struct surand_req *req, size_t len);
 	void (*fill)(struct surand_req *req, u8 *out, size_t n);
-	void (*end)(struct surand_req *req);
+	void (*end)(struct surand_req *req); /* NULL: nothing to release */
 	void (*mix)(const u8 *buf, size_t len);
 	void (*stats)(struct seq_file *m);
 	void (*self)(struct seq_file *m);
@@ -154,6 +154,10 @@ void surand_pool_mix(struct surand_pool *p, const void *buf, size_t len);
 void surand_pool_maybe_reseed(struct surand_pool *p);
 /* n bytes of output, SURAND_EXTRACT_SIZE per SHA-1 extraction. */
 void surand_pool_extract(struct surand_pool *p, u8 *out, size_t n);
+/* A design's begin and fill for a read served by one pool (legacy,
+ * multipool): reseed p if due, then extract from it. */
+int surand_pool_begin_req(struct surand_req *req, struct surand_pool *p);
+void surand_pool_fill_req(struct surand_req *req, u8 *out, size_t n);
 void surand_pool_stats(struct seq_file *m, const char *name, struct surand_pool *p);
 /* Caller holds p->lock: mixes n bytes (random.c's _mix_pool_bytes). */
 void surand_pool_mix_locked(struct surand_pool *p, const u8 *bytes, size_t n);

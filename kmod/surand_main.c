@@ -256,7 +256,8 @@ static ssize_t surand_read_iter(struct kiocb *kiocb, struct iov_iter *iter)
 			break;
 		}
 	}
-	dsg->end(&req);
+	if (dsg->end)
+		dsg->end(&req);
 	/* Output already given away and the request key must not stay on the stack. */
 	memzero_explicit(buf, sizeof(buf));
 	memzero_explicit(&req, sizeof(req));
