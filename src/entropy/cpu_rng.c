@@ -49,32 +49,20 @@ static int test_fault;
 static struct surand_source_health rdseed_health, rdrand_health;
 static int paused_v;
 
+/* One word from RDSEED (seed) or RDRAND, retried; 1, or 0: no data. */
 #ifdef CPU_RNG_X86
-__attribute__((target("rdseed,rdrnd"))) static int rdseed_word(uint64_t *w)
+__attribute__((target("rdseed,rdrnd"))) static int cpu_word(uint64_t *w, int seed)
 {
 	unsigned long long v;
-	unsigned i;
+	unsigned i, tries = seed ? RDSEED_RETRIES : RDRAND_RETRIES;
 
-	for (i = 0; i < RDSEED_RETRIES; i++) {
-		if (_rdseed64_step(&v)) {
+	for (i = 0; i < tries; i++) {
+		if (seed ? _rdseed64_step(&v) : _rdrand64_step(&v)) {
 			*w = v;
 			return 1;
 		}
-		_mm_pause();
-	}
-	return 0;
-}
-
-__attribute__((target("rdseed,rdrnd"))) static int rdrand_word(uint64_t *w)
-{
-	unsigned long long v;
-	unsigned i;
-
-	for (i = 0; i < RDRAND_RETRIES; i++) {
-		if (_rdrand64_step(&v)) {
-			*w = v;
-			return 1;
-		}
+		if (seed)
+			_mm_pause(); /* RDSEED's conditioner refills slowly: let it */
 	}
 	return 0;
 }
@@ -90,39 +78,29 @@ __attribute__((target("rdseed,rdrnd"))) static int rdrand_word(uint64_t *w)
 	__asm__ __volatile__("mrs %0, " reg "\n\tcset %w1, ne"                 \
 			     : "=r"(w), "=r"(ok) : : "cc")
 
-static int rdseed_word(uint64_t *w)
+static int cpu_word(uint64_t *w, int seed)
 {
 	uint64_t v;
-	unsigned i, ok;
+	unsigned i, ok, tries = seed ? RDSEED_RETRIES : RDRAND_RETRIES;
 
-	for (i = 0; i < RDSEED_RETRIES; i++) {
-		ARM64_RNG_READ("s3_3_c2_c4_1", v, ok); /* RNDRRS */
+	for (i = 0; i < tries; i++) {
+		if (seed)
+			ARM64_RNG_READ("s3_3_c2_c4_1", v, ok); /* RNDRRS */
+		else
+			ARM64_RNG_READ("s3_3_c2_c4_0", v, ok); /* RNDR */
 		if (ok) {
 			*w = v;
 			return 1;
 		}
-		__asm__ __volatile__("yield");
-	}
-	return 0;
-}
-
-static int rdrand_word(uint64_t *w)
-{
-	uint64_t v;
-	unsigned i, ok;
-
-	for (i = 0; i < RDRAND_RETRIES; i++) {
-		ARM64_RNG_READ("s3_3_c2_c4_0", v, ok); /* RNDR */
-		if (ok) {
-			*w = v;
-			return 1;
-		}
+		if (seed)
+			__asm__ __volatile__("yield");
 	}
 	return 0;
 }
 #endif
 
-static int get_seed(uint64_t *w)
+/* The instruction's word, or the test build's stand-in for it. */
+static int get_word(uint64_t *w, int seed)
 {
 #ifdef SURAND_TEST_BUILD
 	if (test_fault == SURAND_TEST_CPU_RNG_FAILING)
@@ -133,27 +111,10 @@ static int get_seed(uint64_t *w)
 	}
 #endif
 #if defined(CPU_RNG_X86) || defined(CPU_RNG_ARM64)
-	return rdseed_word(w);
+	return cpu_word(w, seed);
 #else
 	(void)w;
-	return 0;
-#endif
-}
-
-static int get_rand(uint64_t *w)
-{
-#ifdef SURAND_TEST_BUILD
-	if (test_fault == SURAND_TEST_CPU_RNG_FAILING)
-		return 0;
-	if (test_fault == SURAND_TEST_CPU_RNG_STUCK) {
-		*w = STUCK_WORD;
-		return 1;
-	}
-#endif
-#if defined(CPU_RNG_X86) || defined(CPU_RNG_ARM64)
-	return rdrand_word(w);
-#else
-	(void)w;
+	(void)seed;
 	return 0;
 #endif
 }
@@ -170,8 +131,8 @@ static void features(int *seed, int *rand)
 #ifdef SURAND_TEST_BUILD
 	if (test_fault == SURAND_TEST_CPU_RNG_ABSENT)
 		*seed = *rand = 0;
-	/* The failing and stuck faults never run the instructions (get_seed,
-	 * get_rand): they stand in for both, on any CPU. */
+	/* The failing and stuck faults never run the instructions (get_word):
+	 * they stand in for both, on any CPU. */
 	if (test_fault == SURAND_TEST_CPU_RNG_FAILING || test_fault == SURAND_TEST_CPU_RNG_STUCK)
 		*seed = *rand = 1;
 #endif
@@ -218,7 +179,7 @@ void surand_cpu_rng_collect(void)
 	}
 	for (i = 0; i < CPU_RNG_WORDS; i++) {
 		if (seed_ok) {
-			if (get_seed(&x)) {
+			if (get_word(&x, 1)) {
 				SURAND_COUNT(c->samples);
 				/* Health-tested raw word; credit only if it passed. */
 				creditable += (unsigned)surand_source_health_feed(&rdseed_health,
@@ -229,7 +190,7 @@ void surand_cpu_rng_collect(void)
 			SURAND_COUNT(c->failures); /* no data within the retries: skipped */
 		}
 		if (rand_ok) {
-			if (get_rand(&x)) {
+			if (get_word(&x, 0)) {
 				SURAND_COUNT(c->samples);
 				/* Tested too (a stuck RDRAND is detected), never credited. */
 				(void)surand_source_health_feed(&rdrand_health, SURAND_ES_CPU, x);

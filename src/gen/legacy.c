@@ -62,8 +62,7 @@ static void legacy_stats(struct surand_stats *st)
 	st->backend_counters[1] = legacy_pool.pulls;
 	surand_unlock(&legacy_pool.lock, cs);
 	st->backend_counters[2] = SURAND_LOAD(legacy_pool.lock.contended);
-	st->backend_counters[3] = surand_p15_input_pulls();
-	st->backend_counters[4] = surand_p15_input_pooled();
+	surand_p15_input_counts(&st->backend_counters[3], &st->backend_counters[4]);
 }
 
 #ifdef SURAND_TEST_BUILD
@@ -102,32 +101,20 @@ static int legacy_spin_init(void)
 	return legacy_init_kind(SURAND_LOCK_SPIN);
 }
 
-#define LEGACY_PROPS                                                                    \
-	(SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_LOCK_FAST_PATH | SURAND_BP_SHARED_POOL | \
-	 SURAND_BP_SHARED_WRITES)
+/* The two legacy designs differ only in their lock. */
+#define LEGACY_BACKEND(name_, summary_, init_)                                                  \
+	{                                                                                       \
+		.name = (name_), .summary = (summary_),                                         \
+		.props = SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_LOCK_FAST_PATH |              \
+			 SURAND_BP_SHARED_POOL | SURAND_BP_SHARED_WRITES,                       \
+		.init = (init_), .fill = legacy_fill, .reseed = legacy_reseed,                  \
+		.atfork_child = legacy_atfork_child, .stats = legacy_stats,                     \
+		SURAND_BACKEND_TEST_HOOKS(legacy_snapshot, legacy_writes, legacy_drop)          \
+	}
 
-const struct surand_backend surand_backend_legacy = {
-	.name = "legacy",
-	.summary = "2015 urandom: one SHA-1 pool, mixback under one spin-then-futex lock",
-	.props = LEGACY_PROPS,
-	.init = legacy_init,
-	.fill = legacy_fill,
-	.reseed = legacy_reseed,
-	.thread_exit = NULL,
-	.atfork_child = legacy_atfork_child,
-	.stats = legacy_stats,
-	SURAND_BACKEND_TEST_HOOKS(legacy_snapshot, legacy_writes, legacy_drop)
-};
-
-const struct surand_backend surand_backend_legacy_spin = {
-	.name = "legacy-spin",
-	.summary = "legacy with a pure spinlock (as the kernel's, but preemptible)",
-	.props = LEGACY_PROPS,
-	.init = legacy_spin_init,
-	.fill = legacy_fill,
-	.reseed = legacy_reseed,
-	.thread_exit = NULL,
-	.atfork_child = legacy_atfork_child,
-	.stats = legacy_stats,
-	SURAND_BACKEND_TEST_HOOKS(legacy_snapshot, legacy_writes, legacy_drop)
-};
+const struct surand_backend surand_backend_legacy =
+	LEGACY_BACKEND("legacy", "2015 urandom: one SHA-1 pool, mixback under one spin-then-futex lock",
+		       legacy_init);
+const struct surand_backend surand_backend_legacy_spin =
+	LEGACY_BACKEND("legacy-spin", "legacy with a pure spinlock (as the kernel's, but preemptible)",
+		       legacy_spin_init);

@@ -77,6 +77,7 @@ static void multipool_atfork_child(void)
  */
 static void multipool_stats(struct surand_stats *st)
 {
+	uint64_t pooled;
 	unsigned i;
 	int cs;
 
@@ -89,7 +90,7 @@ static void multipool_stats(struct surand_stats *st)
 		surand_unlock(&pools[i].lock, cs);
 		st->backend_counters[2] += SURAND_LOAD(pools[i].lock.contended);
 	}
-	st->backend_counters[3] = surand_p15_input_pulls();
+	surand_p15_input_counts(&st->backend_counters[3], &pooled);
 	st->backend_counters[4] = nnodes;
 }
 
@@ -160,7 +161,6 @@ const struct surand_backend surand_backend_multipool = {
 	.init = multipool_init,
 	.fill = multipool_fill,
 	.reseed = multipool_reseed,
-	.thread_exit = NULL,
 	.atfork_child = multipool_atfork_child,
 	.stats = multipool_stats,
 	SURAND_BACKEND_TEST_HOOKS(multipool_snapshot, multipool_writes, multipool_drop)

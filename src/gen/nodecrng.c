@@ -387,7 +387,6 @@ const struct surand_backend surand_backend_nodecrng = {
 	.init = nodecrng_init,
 	.fill = nodecrng_fill,
 	.reseed = nodecrng_reseed,
-	.thread_exit = NULL,
 	.atfork_child = nodecrng_atfork_child,
 	.stats = nodecrng_stats,
 	SURAND_BACKEND_TEST_HOOKS(nodecrng_snapshot, NULL, nodecrng_drop)

@@ -261,7 +261,6 @@ const struct surand_backend surand_backend_onekey = {
 	.init = onekey_init,
 	.fill = onekey_fill,
 	.reseed = onekey_reseed,
-	.thread_exit = NULL,
 	.atfork_child = onekey_atfork_child,
 	.stats = onekey_stats,
 	SURAND_BACKEND_TEST_HOOKS(onekey_snapshot, NULL, onekey_drop)

@@ -258,7 +258,6 @@ const struct surand_backend surand_backend_percpu = {
 	.init = percpu_init,
 	.fill = percpu_fill,
 	.reseed = NULL, /* the base key; per-CPU keys follow its generation */
-	.thread_exit = NULL,
 	.atfork_child = percpu_atfork_child,
 	.stats = percpu_stats,
 	SURAND_BACKEND_TEST_HOOKS(percpu_snapshot, NULL, percpu_drop)

@@ -241,6 +241,28 @@ void surand_p15_salted_iv(uint32_t iv[5])
 #endif
 }
 
+uint32_t surand_p15_salted_begin(const struct surand_p15 *p, uint32_t iv[5])
+{
+	/* Acquire, paired with surand_p15_seed_end's release CAS: the seeding
+	 * mix is visible to the hash (concurrent later mixes may be seen in
+	 * part, on x86 as on aarch64: the salt keeps the output unique). */
+	uint32_t v = __atomic_load_n(&p->valid, __ATOMIC_ACQUIRE);
+
+	if (surand_p15_seeded(v))
+		surand_p15_salted_iv(iv); /* unlike any other reader's hash of this pool */
+	return v;
+}
+
+int surand_p15_salted_end(const struct surand_p15 *p, uint32_t seeding, uint32_t h[5])
+{
+	SURAND_LOAD_FENCE(); /* the hash's loads before the re-check (aarch64: dmb ishld) */
+	if (SURAND_UNLIKELY(__atomic_load_n(&p->valid, __ATOMIC_RELAXED) != seeding)) {
+		surand_wipe(h, 5 * sizeof(h[0])); /* a dropped page: we hashed zeros */
+		return -1;
+	}
+	return 0;
+}
+
 #ifdef SURAND_TEST_BUILD
 void surand_test_p15_last_salt(uint32_t salt[5])
 {
@@ -362,26 +384,14 @@ void surand_p15_input_atfork_child(void)
 	in_pulls = in_pooled = 0;
 }
 
-uint64_t surand_p15_input_pulls(void)
+void surand_p15_input_counts(uint64_t *pulls, uint64_t *pooled)
 {
-	uint64_t v;
 	int cs;
 
 	surand_lock(&in_lock, &cs);
-	v = in_pulls;
+	*pulls = in_pulls;
+	*pooled = in_pooled;
 	surand_unlock(&in_lock, cs);
-	return v;
-}
-
-uint64_t surand_p15_input_pooled(void)
-{
-	uint64_t v;
-	int cs;
-
-	surand_lock(&in_lock, &cs);
-	v = in_pooled;
-	surand_unlock(&in_lock, cs);
-	return v;
 }
 
 /* ==== 3. the nonblocking pool =============================================== */

@@ -72,6 +72,14 @@ void surand_p15_seed_end(struct surand_p15 *p, uint32_t before) SURAND_HIDDEN;
  * line), its count of salted hashes and the fork generation.  Not secret,
  * only unique: no two readers of one pool state hash to the same output. */
 void surand_p15_salted_iv(uint32_t iv[5]) SURAND_HIDDEN;
+/* Around a lock-free reader's hash of p.  begin reads the seeding word
+ * (acquire: the seeding mix is seen by the hash) and, where it is seeded,
+ * fills iv with a salted IV; the caller hashes only if surand_p15_seeded()
+ * of what it returns.  end re-reads the word after the hash: 0 when it is
+ * the same (no drop and no re-seeding came between), else -1 with h wiped
+ * (a dropped page: the hash was of zeros). */
+uint32_t surand_p15_salted_begin(const struct surand_p15 *p, uint32_t iv[5]) SURAND_HIDDEN;
+int surand_p15_salted_end(const struct surand_p15 *p, uint32_t seeding, uint32_t h[5]) SURAND_HIDDEN;
 
 /* The SHA-1 IV H(0) (FIPS 180-4 5.3.1), as sha_init() set it. */
 extern const uint32_t surand_p15_sha1_iv[5] SURAND_HIDDEN;
@@ -132,9 +140,9 @@ int surand_p15_input_pull(uint8_t *out, size_t n) SURAND_HIDDEN;
 /* Mixes bytes into the input pool (an event source). 0 or -errno. */
 int surand_p15_input_add(const void *buf, size_t n) SURAND_HIDDEN;
 void surand_p15_input_atfork_child(void) SURAND_HIDDEN;
-uint64_t surand_p15_input_pulls(void) SURAND_HIDDEN;
-/* Pulls that carried bytes of the (credited) entropy pool. */
-uint64_t surand_p15_input_pooled(void) SURAND_HIDDEN;
+/* The input pool's pulls, and those of them that carried bytes of the
+ * (credited) entropy pool. */
+void surand_p15_input_counts(uint64_t *pulls, uint64_t *pooled) SURAND_HIDDEN;
 
 /* ==== 3. the nonblocking pool =============================================== */
 /*

@@ -125,11 +125,12 @@ static void mix_pull_locked(const uint8_t *tmp)
 static void mixback_release(int cs);
 
 /* Pulls from the input pool (outside the lock), then mixes it in. */
-static int salted_pull(uint64_t now)
+static int salted_pull(void *ctx, uint64_t now)
 {
 	uint8_t tmp[PULL_BYTES];
 	int r, cs;
 
+	(void)ctx; /* surand_p15_read's callback: no context */
 	r = surand_p15_input_pull(tmp, sizeof(tmp));
 	if (r == 0) {
 		surand_lock(&mix_lock, &cs);
@@ -264,18 +265,14 @@ static void mixback(const uint32_t h[5])
 
 /* One extraction without the lock: salted hash of the pool, folded. 0 or -1
  * (pool unseeded or its page dropped: pull and retry). */
-static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
+static int salted_extract(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES])
 {
 	uint32_t iv[5], h[5], v;
 
-	/* Acquire, paired with surand_p15_seed_end's release CAS: the seeding mix is
-	 * visible to the hash below (concurrent later mixes may be seen in part,
-	 * on x86 as on aarch64: the salt keeps the output unique either way). */
-	v = __atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE);
+	(void)ctx;
+	v = surand_p15_salted_begin(&sec->pool, iv);
 	if (!surand_p15_seeded(v))
 		return -1;
-	/* The salt makes this hash unlike any other reader's of the same pool. */
-	surand_p15_salted_iv(iv);
 #ifdef SURAND_TEST_BUILD
 	if (tls_reseed_during_hash)
 		memset(&sec->pool, 0, sizeof(sec->pool)); /* as a dropped page reads */
@@ -284,37 +281,21 @@ static int salted_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 #ifdef SURAND_TEST_BUILD
 	if (tls_reseed_during_hash) {
 		tls_reseed_during_hash = 0;
-		(void)salted_pull(surand_now_ns()); /* another reader re-seeds */
+		(void)salted_pull(NULL, surand_now_ns()); /* another reader re-seeds */
 		__atomic_fetch_add(&reseeds_during_hash, 1, __ATOMIC_RELAXED);
 	}
 #endif
-	SURAND_LOAD_FENCE(); /* the hash's loads before the re-check (aarch64: dmb ishld) */
-	/* The same seeding before and after: no drop (and no re-seed) between. */
-	if (SURAND_UNLIKELY(__atomic_load_n(&sec->pool.valid, __ATOMIC_RELAXED) != v)) {
-		surand_wipe(h, sizeof(h)); /* a dropped page: we hashed zeros */
+	if (surand_p15_salted_end(&sec->pool, v, h) != 0)
 		return -1;
-	}
 	surand_p15_fold(h, out);
 	mixback(h);
 	surand_wipe(h, sizeof(h));
 	return 0;
 }
 
-static int salted_extract_cb(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES])
-{
-	(void)ctx;
-	return salted_extract(out);
-}
-
-static int salted_pull_cb(void *ctx, uint64_t now_ns)
-{
-	(void)ctx;
-	return salted_pull(now_ns);
-}
-
 static int salted_fill(void *buf, size_t len)
 {
-	return surand_p15_read(buf, len, &next_pull_ns, NULL, salted_extract_cb, salted_pull_cb);
+	return surand_p15_read(buf, len, &next_pull_ns, NULL, salted_extract, salted_pull);
 }
 
 /* ==== 5. control, fork, stats, test hooks =================================== */
@@ -322,7 +303,7 @@ static int salted_fill(void *buf, size_t len)
 static int salted_reseed(void)
 {
 	/* Pulls now; the release folds every waiting hash in as well. */
-	return salted_pull(surand_now_ns());
+	return salted_pull(NULL, surand_now_ns());
 }
 
 static void salted_atfork_child(void)
@@ -462,7 +443,6 @@ const struct surand_backend surand_backend_salted = {
 	.init = salted_init,
 	.fill = salted_fill,
 	.reseed = salted_reseed,
-	.thread_exit = NULL,
 	.atfork_child = salted_atfork_child,
 	.stats = salted_stats,
 	SURAND_BACKEND_TEST_HOOKS(salted_snapshot, salted_writes, salted_drop)

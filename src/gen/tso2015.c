@@ -99,12 +99,13 @@ static uint32_t cpu_offset(void)
 /* Pulls 128 bytes from the input pool (outside the lock), mixes them in
  * under the pull lock; the seeding is published as salted.c's is
  * (surand_p15_seed_begin/end: a page dropped during the mix stays unseeded). */
-static int tso_pull(uint64_t now)
+static int tso_pull(void *ctx, uint64_t now)
 {
 	uint8_t tmp[PULL_BYTES];
 	uint32_t before;
 	int r, cs;
 
+	(void)ctx; /* surand_p15_read's callback: no context */
 	r = surand_p15_input_pull(tmp, sizeof(tmp));
 	if (r == 0) {
 		surand_lock(&pull_lock, &cs);
@@ -123,23 +124,18 @@ static int tso_pull(uint64_t now)
 /* ==== 4. the read path ====================================================== */
 
 /* One extraction without any lock; 0, or -1 (unseeded or dropped: pull). */
-static int tso_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
+static int tso_extract(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES])
 {
 	uint32_t iv[5], h[5], v;
 	uint8_t hb[SURAND_P15_HASH_BYTES];
 
-	v = __atomic_load_n(&pool->valid, __ATOMIC_ACQUIRE);
+	(void)ctx;
+	v = surand_p15_salted_begin(pool, iv);
 	if (!surand_p15_seeded(v))
 		return -1;
-	/* The salt makes this hash unlike any other reader's of the same pool. */
-	surand_p15_salted_iv(iv);
 	surand_p15_hash(pool, SURAND_P15_OUT_WORDS, iv, h);
-	SURAND_LOAD_FENCE();
-	/* The same seeding before and after: no drop (and no re-seed) between. */
-	if (SURAND_UNLIKELY(__atomic_load_n(&pool->valid, __ATOMIC_RELAXED) != v)) {
-		surand_wipe(h, sizeof(h));
+	if (surand_p15_salted_end(pool, v, h) != 0)
 		return -1;
-	}
 	surand_p15_fold(h, out);
 	/* Mixback without the lock: the pool after it no longer hashes to
 	 * what this call returned (unless a racing store undoes it). */
@@ -150,28 +146,16 @@ static int tso_extract(uint8_t out[SURAND_P15_EXTRACT_BYTES])
 	return 0;
 }
 
-static int tso_extract_cb(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES])
-{
-	(void)ctx;
-	return tso_extract(out);
-}
-
-static int tso_pull_cb(void *ctx, uint64_t now_ns)
-{
-	(void)ctx;
-	return tso_pull(now_ns);
-}
-
 static int tso_fill(void *buf, size_t len)
 {
-	return surand_p15_read(buf, len, &next_pull_ns, NULL, tso_extract_cb, tso_pull_cb);
+	return surand_p15_read(buf, len, &next_pull_ns, NULL, tso_extract, tso_pull);
 }
 
 /* ==== 5. control, fork, stats, test hooks =================================== */
 
 static int tso_reseed(void)
 {
-	return tso_pull(surand_now_ns());
+	return tso_pull(NULL, surand_now_ns());
 }
 
 static void tso_atfork_child(void)
@@ -267,7 +251,6 @@ const struct surand_backend surand_backend_tso2015 = {
 	.init = tso_init,
 	.fill = tso_fill,
 	.reseed = tso_reseed,
-	.thread_exit = NULL,
 	.atfork_child = tso_atfork_child,
 	.stats = tso_stats,
 	SURAND_BACKEND_TEST_HOOKS(tso_snapshot, tso_writes, tso_drop)
