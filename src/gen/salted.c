@@ -2,49 +2,24 @@
  * salted.c - George Spelvin's lockless reads (Oct 2015): readers hash the
  * one shared 32-word pool without its lock, each with a salt unique to the
  * call, so two readers of the same pool state still get different bytes
- * ("entropy is a holographic property of the pool", the LWN article).
- * The mixback is done by whichever reader wins a trylock; the others append
- * their hash to a global mixback buffer, which the lock holder folds into the
- * pool before it releases (the LWN article).
+ * ("entropy is a holographic property of the pool", the LWN article).  The
+ * reader that wins a trylock mixes its hash back; the others append theirs to
+ * a mixback buffer that the lock holder folds in before it releases.
  *
  * Sections:
- *   1. state: the pool, the mixback buffer, the salt
+ *   1. state: the pool, the mixback buffer
  *   2. seeding and pulls from the input pool
  *   3. the mixback: trylock winners, the buffer, the release protocol
  *   4. the read path
  *   5. control, fork, stats, test hooks
  *
- * Where surand differs from the patch:
- *  - The salt.  A CPU id is not unique in userspace (threads migrate, two
- *    threads share a CPU), so the salt is (thread serial number, per-thread
- *    call counter, fork generation), XORed into SHA-1's IV: every extraction
- *    of a process line hashes from an IV no other extraction used.
- *  - Memory model.  Pool words are read and written only with relaxed atomics
- *    (plain moves on x86): readers race with the mixback by design, and the
- *    C memory model (and TSan) see atomics, not a data race.  The kernel used
- *    plain accesses.
- *  - The release protocol.  A holder, after unlocking, looks at the buffer
- *    once more (with a full fence) and takes the lock again if a hash was
- *    published meanwhile; a reader that appended tries the lock itself.  So a
- *    published hash is always folded in by the holder it raced with or by its
- *    own reader: none waits for a future call, none is lost (counted, tested).
- *  - A full buffer: the reader waits for the lock and mixes directly (never
- *    drops its hash).
- *
- * Backtracking: a reader whose hash waits in the buffer has returned bytes
- * that the pool (which it has not changed yet) and the buffer (which holds the
- * hash itself) can regenerate, until the holder folds it in.  So the declared
- * granularity is BACKTRACK_RESEED; in practice the window closes at the end of
- * the concurrent holder's mixback.
- *
- * Ts'o's objection to the trylock scheme (Ts'o's mail of 12 Oct 2015) was another
- * one: repeated output.  A reader that loses the trylock leaves the pool as
- * it was, so "we would need to make sure that *all* times when other callers
- * take the lock, the contents of the pool would have changed.  Or else, a
- * subseqent call to extract entropy from that CPU will return the same
- * value", and code that keeps this true today could stop doing so later.
- * Here the salt answers it: the per-thread call counter is in every IV, so
- * two extractions never hash from the same IV, changed pool or not.
+ * Where it differs from the 2015 patch (the salt is not the CPU id; the
+ * release protocol leaves no published hash waiting; a full buffer waits for
+ * the lock, never drops a hash), why the declared backtracking granularity is
+ * BACKTRACK_RESEED, and how the salt answers Ts'o's objection to the trylock
+ * (repeated output): docs/designs.md, "salted".  Pool words are read and
+ * written only with relaxed atomics (plain moves on x86): readers race with
+ * the mixback by design, and the C memory model (and TSan) see atomics.
  * SPDX-License-Identifier: MIT
  */
 #include "gen/pool2015.h"

@@ -1,10 +1,10 @@
 /*
- * taskcrng.c - Ted Ts'o's proposal (12 Oct 2015, Ts'o's mail of 12 Oct 2015;
- * the LWN article): "careful" callers are served from the shared
- * legacy pool, with its per-read mixback; a caller that exceeds a rate limit
- * is switched to its own ChaCha20 CRNG, "initialized from the non-blocking
- * pool, and ... reseeded after, say, 2**24 cranks or five minutes", so "the
- * only performance that abuser process will hurt is its own".
+ * taskcrng.c - Ted Ts'o's proposal (Ts'o's mail of 12 Oct 2015; the LWN
+ * article): "careful" callers are served from the shared legacy pool, with
+ * its per-read mixback; a caller that exceeds a rate limit is switched to its
+ * own ChaCha20 CRNG, "initialized from the non-blocking pool, and ...
+ * reseeded after, say, 2**24 cranks or five minutes", so "the only
+ * performance that abuser process will hurt is its own".
  *
  * Sections:
  *   1. the per-thread slot: the CRNG (64 bytes) and the rate limiter
@@ -12,38 +12,14 @@
  *   3. the CRNG path
  *   4. thread exit, control, fork, stats, test hooks
  *
- * Where surand differs from the kernel proposal:
- *  - Per thread, not per process (task_struct): a userspace library has no
- *    process-wide place the kernel would not share with other threads, and a
- *    per-thread CRNG needs no lock.  The slot lives in wipe-on-fork memory
- *    (the shared slab of gen/slab.c).
- *  - The limiter: a thread stays careful while it makes at most
- *    SURAND_TASKCRNG_READS reads per SURAND_TASKCRNG_RATE_MS (default 10
- *    per 1000 ms: Ts'o's "no more than ten times a second", Ts'o's mail of 12 Oct 2015 line
- *    128) AND takes at most SURAND_TASKCRNG_BYTES bytes per
- *    SURAND_TASKCRNG_BUDGET_SECS (default 32 bytes per 60 s: random(4)'s
- *    "more than 256 bits (32 bytes) ... per reasonable reseed interval (not
- *    less than one minute)", the LWN article, and Spelvin's "32 bytes
- *    (current request plus recent history)", Ts'o's mail of 12 Oct 2015).  Each limit
- *    counts in its own fixed window.  A request that would pass either limit
- *    is the first one served by the CRNG; a switched thread stays switched
- *    until it exits.  The kernel module (kmod/taskcrng.c) uses the same
- *    limiter and defaults.
- *  - SURAND_TASKCRNG_EVERY=1: Ts'o's other variant, "for userspace users,
- *    the first time a process reads ... we create for them a ChaCha20 CRNG"
- *    (the LWN article): every thread reads its own CRNG from its
- *    first read; the pool then only keys the CRNGs.
- *  - The CRNG's 64 bytes: key (32), block counter (8), nonce (8), cranks (8),
- *    reseed time (8).  The 16 constant bytes of the ChaCha state are not
- *    stored (Ts'o: "we could generate a new state structure each time and not
- *    bother storing the 16 bytes of constants").
- *  - surand_reseed() re-keys every thread's CRNG before its next output.
- *
- * Backtracking: none between reseeds on the CRNG path (Ts'o: "We are
- * discarding backtracking protection between successive reads from a single
- * process, and even there we would be reseeding every five minutes"), so
- * the declared granularity is BACKTRACK_RESEED; careful callers get the
- * pool's per-read mixback.
+ * The CRNG is per thread, not per process: a per-thread CRNG needs no lock,
+ * and its slot lives in wipe-on-fork memory (the shared slab, gen/slab.c).
+ * The limiter (SURAND_TASKCRNG_READS per SURAND_TASKCRNG_RATE_MS and
+ * SURAND_TASKCRNG_BYTES per SURAND_TASKCRNG_BUDGET_SECS, each in its own
+ * fixed window; defaults 10 per 1000 ms and 32 bytes per 60 s, and where they
+ * come from), SURAND_TASKCRNG_EVERY=1, the slot's layout and the declared
+ * backtracking granularity (BACKTRACK_RESEED): docs/designs.md, "taskcrng".
+ * The kernel module (kmod/taskcrng.c) uses the same limiter and defaults.
  * SPDX-License-Identifier: MIT
  */
 #include "gen/pool2015.h"

@@ -1,11 +1,10 @@
 /*
  * tso2015.c - Ted Ts'o's patch of October 2015, as the 2015 debate describes it
- * (the LWN article: "had some different ideas on how to handle mixing the
- * random numbers generated back into the pool.  He also provided a patch and
- * asked Kleen to benchmark his approach"; Ts'o's mail of 12 Oct 2015): readers
- * hash the one shared 32-word pool without its lock, as in Spelvin's salted
- * reads, and mix their hash back WITHOUT the lock too, each CPU at its own
- * offset from one shared add_ptr.
+ * (the LWN article; Ts'o's mail of 12 Oct 2015): readers hash the one shared
+ * 32-word pool without its lock, as in Spelvin's salted reads, and mix their
+ * hash back WITHOUT the lock too, each CPU at its own offset from one shared
+ * add_ptr.  SURAND_TSO2015_MIX=atomic is Spelvin's fix: no offsets, and each
+ * pool word's change one atomic add.
  *
  * Sections:
  *   1. state
@@ -14,36 +13,11 @@
  *   4. the read path
  *   5. control, fork, stats, test hooks
  *
- * The 2015 texts do not give the patch's code, so these are assumptions (also in
- * docs/designs.md):
- *  - The offsets.  CPU c writes CPU_OFFSET_WORDS * c words (mod the pool
- *    size) below the position it reserved; 12 is Spelvin's example ("CPU 0
- *    has an offset of 0, and CPU 1 has an offset of 12").
- *  - The shared add_ptr.  A writer reserves its words with one atomic add on
- *    it, then writes at the reserved position plus its offset: that is the
- *    only reading of the mail under which "CPU0 writes 5 words at 0..4,
- *    leaving add_ptr = 5.  Then CPU 1 writes 5 words at 17..21, leaving
- *    add_ptr = 10.  The CPU 0 writes its next word at 10.  Words 5..9 never
- *    got mixed at all."  Pool words are written with plain stores, so two
- *    writers on the same word lose one write.
- *  - The lock that remains: the pool lock serialises only pulls from the
- *    input pool (seeding, every 60 s); readers never take it.
- *  - The extraction: Spelvin's salted hash (the article: Ts'o "agreed with
- *    Spelvin about how the entropy is distributed"): SHA-1 over the pool
- *    from an IV XORed with a salt unique to the call, folded to 10 bytes,
- *    the 20-byte hash mixed back.  The salt is (thread serial, per-thread
- *    call counter, fork generation): a CPU id is not unique in userspace.
- *
- * SURAND_TSO2015_MIX=atomic is Spelvin's fix ("I *also* have to use
- * atomic_add to write r->pool[i], which is indeed expensive"): no per-CPU
- * offsets (each writer writes the words it reserved), and each word's change
- * is one atomic add, so no word is skipped and no write is lost.  Ts'o's
- * objection ("it's going to be very expensive ... bouncing cache lines for
- * every single byte of the mixback operation") is what the benchmark shows.
- *
- * Backtracking: a reader's output can be regenerated from the pool until its
- * own mixback has landed, and in the offset mode a concurrent plain store may
- * undo part of that mixback; so the declared granularity is BACKTRACK_RESEED.
+ * The 2015 texts do not give the patch's code; the assumptions made here (the
+ * offsets, 12 words a CPU; one atomic add reserves a writer's words on the
+ * shared add_ptr, so "Words 5..9 never got mixed"; the pull lock as the only
+ * lock; Spelvin's salted hash as the extraction) and why the declared
+ * backtracking granularity is BACKTRACK_RESEED: docs/designs.md, "tso2015".
  * SPDX-License-Identifier: MIT
  */
 #include "gen/pool2015.h"
