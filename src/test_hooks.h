@@ -186,9 +186,9 @@ unsigned long surand_test_salted_reseed_during_hash(int arm);
 int surand_test_taskcrng_switched(void);
 /* taskcrng: sets the calling thread's CRNG crank count (the 2^24 re-key). */
 void surand_test_taskcrng_cranks(uint64_t cranks);
-/* taskcrng: 1 when the n bytes at needle occur in a slot of the slab (with
- * free_only, in a slot no thread holds). */
-int surand_test_taskcrng_slab_holds(const void *needle, size_t n, int free_only);
+/* taskcrng: 1 when the n bytes at needle occur in a slot of the slab, in
+ * use or not. */
+int surand_test_taskcrng_slab_holds(const void *needle, size_t n);
 
 /* percpu: the next n per-CPU trylocks fail as if another thread held them. */
 void surand_test_percpu_fail_trylock(int n);

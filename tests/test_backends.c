@@ -1581,7 +1581,7 @@ static void *task_switch_and_copy(void *arg)
 	if (!surand_test_taskcrng_switched() || surand_test_snapshot(SURAND_TEST_SNAP_LAST, &task_exit_snap) != 0)
 		return (void *)(intptr_t)0;
 	/* The scan has teeth: the live key is found in the thread's slot. */
-	if (!surand_test_taskcrng_slab_holds(task_exit_snap.key, 32, 0))
+	if (!surand_test_taskcrng_slab_holds(task_exit_snap.key, 32))
 		return (void *)(intptr_t)2;
 	return (void *)(intptr_t)1;
 }
@@ -1613,20 +1613,18 @@ static void body_task_limits(void)
 	C_ASSERT_EQ_U64(st.backend_counters[6], 0); /* the threads' slots came back */
 }
 
-/* An exited thread's CRNG key is wiped with its slot: nothing in the slab's
- * free slots regenerates what the thread drew. */
+/* An exited thread's CRNG key is wiped with its slot: nothing in the slab
+ * regenerates what the thread drew. */
 static void body_task_exit_wipes(void)
 {
 	static const uint8_t zero[32];
-
 	intptr_t v = run_thread(task_switch_and_copy);
 
 	C_ASSERT_MSG(v != 0, "the thread did not switch to its CRNG");
 	C_ASSERT_MSG(v != 2, "the live key was not found in the thread's slot");
 	C_ASSERT_MSG(memcmp(task_exit_snap.key, zero, 32) != 0, "the snapshot has no key");
-	C_ASSERT_MSG(!surand_test_taskcrng_slab_holds(task_exit_snap.key, 32, 1),
-		     "an exited thread's CRNG key is left in a free slot");
-	C_ASSERT(!surand_test_taskcrng_slab_holds(task_exit_snap.key, 32, 0));
+	C_ASSERT_MSG(!surand_test_taskcrng_slab_holds(task_exit_snap.key, 32),
+		     "an exited thread's CRNG key is left in the slab");
 }
 
 /* The limiter's defaults are the documented seed figures (README, man

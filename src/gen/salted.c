@@ -336,7 +336,6 @@ void surand_test_salted_hold(int on)
 	}
 }
 
-
 unsigned long surand_test_salted_reseed_during_hash(int arm)
 {
 	tls_reseed_during_hash = arm;

@@ -229,7 +229,7 @@ void surand_slab_test_zero(struct surand_slab *s)
 	surand_mutex_unlock(&s->lock);
 }
 
-int surand_slab_test_holds(struct surand_slab *s, const void *needle, size_t n, int free_only)
+int surand_slab_test_holds(struct surand_slab *s, const void *needle, size_t n)
 {
 	uint32_t i, cap;
 	int found = 0, cs;
@@ -237,8 +237,7 @@ int surand_slab_test_holds(struct surand_slab *s, const void *needle, size_t n, 
 	surand_slab_lock(s, &cs);
 	cap = surand_slab_capacity_locked(s);
 	for (i = 0; i < cap && !found; i++)
-		if (!free_only || !surand_slab_used_locked(s, i))
-			found = memmem(surand_slab_slot(s, i), s->slot_bytes, needle, n) != NULL;
+		found = memmem(surand_slab_slot(s, i), s->slot_bytes, needle, n) != NULL;
 	surand_slab_unlock(s, cs);
 	return found;
 }

@@ -74,10 +74,8 @@ void *surand_slab_slot(struct surand_slab *s, uint32_t i) SURAND_HIDDEN;
 #ifdef SURAND_TEST_BUILD
 /* Zeroes every slot of a slab, in use or not (a dropped page). */
 void surand_slab_test_zero(struct surand_slab *s) SURAND_HIDDEN;
-/* 1 when the n bytes at needle occur in a slot (in use or not; with
- * free_only, in a slot no thread holds), else 0. */
-int surand_slab_test_holds(struct surand_slab *s, const void *needle, size_t n, int free_only)
-	SURAND_HIDDEN;
+/* 1 when the n bytes at needle occur in a slot, in use or not; else 0. */
+int surand_slab_test_holds(struct surand_slab *s, const void *needle, size_t n) SURAND_HIDDEN;
 #endif
 
 #endif /* SURAND_GEN_SLAB_H */

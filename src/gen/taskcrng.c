@@ -323,9 +323,9 @@ static int task_snapshot(int which, struct surand_test_snapshot *s)
 	return surand_nbpool_snapshot(&task_pool, s);
 }
 
-int surand_test_taskcrng_slab_holds(const void *needle, size_t n, int free_only)
+int surand_test_taskcrng_slab_holds(const void *needle, size_t n)
 {
-	return surand_slab_test_holds(&slab, needle, n, free_only);
+	return surand_slab_test_holds(&slab, needle, n);
 }
 
 static void task_drop(void)
