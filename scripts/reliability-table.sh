@@ -118,8 +118,11 @@ the backend in brackets.
   a run fails only when more blocks fail than a true random source exceeds
   with probability 10^-6 (for 4000 blocks: 15, against 3.2 expected).  The
   same implementation agrees with rngtest block for block
-  (`fips-vs-rngtest` rows), and the CI's rngtest on 20 MB is held to the same
-  tolerance for 8000 blocks.
+  (`fips-vs-rngtest` rows) once it files runs as rngtest does (rngtest puts a
+  run that ends at a bit change under the new bit's colour and, at a block's
+  start, counts one spurious run, into poker[15] for a 0 bit: tests/stress/fips.h,
+  `fips_block_peer`; either moves a block next to a bound across it), and the
+  CI's rngtest on 20 MB is held to the same tolerance for 8000 blocks.
 - **Chi-square** of bytes (255 df) and of 16-bit pairs (65535 df): p in
   [10^-6, 1 - 10^-6]; **serial correlation** of bytes within 5 standard
   deviations.  Control streams with one known defect each are rejected by

@@ -61,14 +61,42 @@ static const char *const fips_test_name[FIPS_NTESTS] = {"monobit", "poker", "run
 static const int fips_runs_lo[6] = {2315, 1114, 527, 240, 103, 103};
 static const int fips_runs_hi[6] = {2685, 1386, 723, 384, 209, 209};
 
+/*
+ * rngtest (rng-tools 5, fips.c) counts runs in two ways that FIPS 140-2 does
+ * not, and fips_block_peer() counts as it does, so that a comparison with it
+ * can be exact (*last_bit: the previous block's last bit, 0 before the first
+ * block); fips_block() is the test as FIPS 140-2 states it.
+ *  - A run that ends at a bit change is filed under the colour of the new
+ *    bit, the block's last run under its own colour.  The bounds are the same
+ *    for both colours, so only the last run's place differs from the spec.
+ *  - It carries the last bit of one block into the next but starts each
+ *    block with its run length at -1: when a block's first bit differs from
+ *    the previous block's last, it files a "run" at index -1 + 6 * bit, for
+ *    a 0 bit one before its runs array, which is its poker[15], for a 1 bit
+ *    the first colour's runs of 6 or more.
+ * Either moves a block that lies next to a bound across it.
+ */
+static inline unsigned fips_block_peer(const uint8_t *b, int *last_bit);
+
 /* Bit mask (1 << enum fips_test) of the tests a 2500-byte block fails. */
 static inline unsigned fips_block(const uint8_t *b)
+{
+	return fips_block_peer(b, NULL);
+}
+
+static inline unsigned fips_block_peer(const uint8_t *b, int *last_bit)
 {
 	int poker[16] = {0}, runs[2][6] = {{0}}, ones = 0, cur = -1, len = 0, longest = 0;
 	unsigned fail = 0;
 	long sq = 0;
 	int i, j, k;
 
+	if (last_bit && (b[0] >> 7) != *last_bit) {
+		if (b[0] >> 7)
+			runs[0][5]++;
+		else
+			poker[15]++;
+	}
 	for (i = 0; i < FIPS_BLOCK_BYTES; i++) {
 		ones += __builtin_popcount(b[i]);
 		poker[b[i] >> 4]++;
@@ -80,7 +108,7 @@ static inline unsigned fips_block(const uint8_t *b)
 				continue;
 			}
 			if (cur >= 0) {
-				runs[cur][len < 6 ? len - 1 : 5]++;
+				runs[last_bit ? 1 - cur : cur][len < 6 ? len - 1 : 5]++;
 				if (len > longest)
 					longest = len;
 			}
@@ -91,6 +119,8 @@ static inline unsigned fips_block(const uint8_t *b)
 	runs[cur][len < 6 ? len - 1 : 5]++;
 	if (len > longest)
 		longest = len;
+	if (last_bit)
+		*last_bit = cur;
 	if (ones <= FIPS_MONO_LO || ones >= FIPS_MONO_HI)
 		fail |= 1u << FIPS_MONOBIT;
 	for (i = 0; i < 16; i++)

@@ -7,9 +7,12 @@
  *   fipscheck --longruns N SEED writes N bytes of splitmix64 output with 32
  *                               zero bits in every 10th block after the
  *                               first 4 bytes (rngtest's bootstrap)
- *   fipscheck [--skip K]        reads stdin, skips K bytes (rngtest uses the
+ *   fipscheck [--skip K] [--as-rngtest]
+ *                               reads stdin, skips K bytes (rngtest uses the
  *                               first 4 for its continuous-run test), prints
- *                               "blocks N fail F monobit M poker P runs R long L"
+ *                               "blocks N fail F monobit M poker P runs R long L";
+ *                               --as-rngtest counts as rngtest does across
+ *                               blocks (fips.h, fips_block_peer)
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
@@ -28,7 +31,7 @@ int main(int argc, char **argv)
 {
 	uint8_t b[FIPS_BLOCK_BYTES];
 	long blocks = 0, fail = 0, per[FIPS_NTESTS] = {0}, skip = 0;
-	int t;
+	int t, last_bit = 0, as_peer = 0;
 
 	if (argc == 4 && strcmp(argv[1], "--biased") == 0) {
 		long n = strtol(argv[2], NULL, 10);
@@ -55,12 +58,20 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (argc == 3 && strcmp(argv[1], "--skip") == 0)
-		skip = strtol(argv[2], NULL, 10);
+	for (t = 1; t < argc; t++) {
+		if (strcmp(argv[t], "--skip") == 0 && t + 1 < argc) {
+			skip = strtol(argv[++t], NULL, 10);
+		} else if (strcmp(argv[t], "--as-rngtest") == 0) {
+			as_peer = 1;
+		} else {
+			fprintf(stderr, "fipscheck: unknown argument %s\n", argv[t]);
+			return 2;
+		}
+	}
 	while (skip-- > 0 && getchar() != EOF)
 		;
 	while (fread(b, 1, sizeof(b), stdin) == sizeof(b)) {
-		unsigned f = fips_block(b);
+		unsigned f = as_peer ? fips_block_peer(b, &last_bit) : fips_block(b);
 		blocks++;
 		if (f)
 			fail++;
