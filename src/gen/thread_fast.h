@@ -84,11 +84,27 @@ extern __thread struct thread_tls surand_thread_tls SURAND_HIDDEN;
  */
 typedef uint8_t surand_v16 __attribute__((vector_size(16), aligned(1)));
 
+/* n bytes, w < n < 2w, as two overlapping moves of w bytes each way (w is 4
+ * or 8, a constant once inlined: fixed-size moves, no call). */
+static inline __attribute__((always_inline)) void move_pair_and_zero(uint8_t *dst, uint8_t *src,
+								       uint32_t n, unsigned w)
+{
+	uint64_t a, b;
+	const uint64_t z = 0;
+
+	memcpy(&a, src, w);
+	memcpy(&b, src + n - w, w);
+	memcpy(dst, &a, w);
+	memcpy(dst + n - w, &b, w);
+	memcpy(src, &z, w);
+	memcpy(src + n - w, &z, w);
+}
+
 static inline __attribute__((always_inline)) void move_and_zero(uint8_t *dst, uint8_t *src,
 								  uint32_t n)
 {
-	uint64_t a, b;
-	uint32_t c, d;
+	uint64_t a;
+	uint32_t c;
 	surand_v16 x, y;
 	const surand_v16 z = {0};
 
@@ -114,21 +130,9 @@ static inline __attribute__((always_inline)) void move_and_zero(uint8_t *dst, ui
 		c = 0;
 		memcpy(src, &c, 4);
 	} else if (n > 8 && n < 16) {
-		memcpy(&a, src, 8);
-		memcpy(&b, src + n - 8, 8);
-		memcpy(dst, &a, 8);
-		memcpy(dst + n - 8, &b, 8);
-		a = 0;
-		memcpy(src, &a, 8);
-		memcpy(src + n - 8, &a, 8);
+		move_pair_and_zero(dst, src, n, 8);
 	} else if (n > 4 && n < 8) {
-		memcpy(&c, src, 4);
-		memcpy(&d, src + n - 4, 4);
-		memcpy(dst, &c, 4);
-		memcpy(dst + n - 4, &d, 4);
-		c = 0;
-		memcpy(src, &c, 4);
-		memcpy(src + n - 4, &c, 4);
+		move_pair_and_zero(dst, src, n, 4);
 	} else if (n >= 1 && n < 4) {
 		/* first, middle and last byte: covers 1, 2 and 3 without a call */
 		dst[0] = src[0];
