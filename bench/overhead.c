@@ -26,6 +26,19 @@
  * The column "above empty PLT" subtracts the empty PLT call's figure: what
  * each piece adds to a call.  The library's own share of the cipher is the
  * rest: surand's figure minus the fixed costs.
+ *
+ * A second table takes the inline word draw (SURAND_INLINE) apart the same
+ * way: a model of its steps on a batch of this program's own (refilled with
+ * surand_bytes() when empty), each row adding one of the draw's guarantees
+ * to the row before, then the real inline draw and, where it is built, Rust's
+ * inlined thread_rng() loop (bench/rust-rand):
+ *
+ *   position chain        the batch position loaded, checked, advanced and
+ *                         stored, 4 bytes copied out and zeroed: no guarantee
+ *   + generation check    the slot's generation against the shared word
+ *   + re-check            the generation read again after the copy
+ *   + busy mark           a thread word set before and cleared after
+ *   + return address, counter   the draw's whole work, as surand.h does it
  * Exit status 0; 64 on a bad option.
  * SPDX-License-Identifier: MIT
  */
@@ -37,7 +50,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+/* The inline draw for its rows; (surand_u32)() still names the call. */
+#define SURAND_INLINE
 #include "surand.h"
 
 /* bench/overhead/callee.c, a shared object of its own */
@@ -88,10 +104,137 @@ LOOP(t_tls, ovh_tls())
 LOOP(t_gen, ovh_gen())
 LOOP(t_copy, ovh_copy16(buf))
 LOOP(t_fixed, ovh_fixed16(buf))
-LOOP(t_u32, surand_u32())
-LOOP(t_u64, surand_u64())
+LOOP(t_u32, (surand_u32)())
+LOOP(t_u64, (surand_u64)())
 LOOP(t_b4, (surand_bytes(buf, 4), buf[0]))
 LOOP(t_b16, (surand_bytes(buf, 16), buf[0]))
+
+/* ---- the inline draw taken apart ---------------------------------------------------- */
+
+/* Which of the inline draw's steps a model row takes (constants once inlined). */
+enum { M_GEN = 1, M_RECHECK = 2, M_MARK = 4, M_RET_COUNT = 8 };
+
+static struct surand_inline_slot *m_slot;
+static uint64_t m_base_gen = 1;               /* the shared word (never 0) */
+static uintptr_t m_state = SURAND_INLINE_IDLE; /* the busy mark */
+static uintptr_t m_ret;
+static struct surand_inline_thread m_view;
+static __thread struct surand_inline_thread *m_tls; /* as surand.h's view pointer */
+
+/* The model's empty batch: refilled with the library's output. */
+static __attribute__((noinline, cold)) uint32_t model_refill(void)
+{
+	uint32_t x;
+
+	surand_bytes(m_slot->batch, sizeof(m_slot->batch));
+	m_slot->gen = m_base_gen;
+	memcpy(&x, m_slot->batch, 4);
+	memset(m_slot->batch, 0, 4);
+	m_slot->pos = 4;
+	return x;
+}
+
+static inline __attribute__((always_inline)) uint32_t model_draw(unsigned parts)
+{
+	struct surand_inline_thread *t = m_tls;
+	struct surand_inline_slot *s = t->slot;
+	uintptr_t *state = t->call_state;
+	uint64_t gen = 0;
+	uint32_t pos, x;
+	unsigned char *p;
+
+	if (parts & M_MARK) {
+		if (__builtin_expect(*state != SURAND_INLINE_IDLE, 0))
+			return model_refill();
+		if (parts & M_RET_COUNT)
+			*t->call_ret = (uintptr_t)__builtin_return_address(0);
+		*state = (uintptr_t)__builtin_dwarf_cfa();
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	pos = s->pos;
+	if (parts & M_GEN) {
+		gen = s->gen;
+		if (__builtin_expect(gen != __atomic_load_n(t->base_gen, __ATOMIC_ACQUIRE), 0))
+			goto slow;
+	}
+	if (__builtin_expect(pos > SURAND_INLINE_BATCH_BYTES - 4, 0))
+		goto slow;
+	p = s->batch + pos;
+	memcpy(&x, p, 4);
+	memset(p, 0, 4);
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+	if ((parts & M_RECHECK) && __builtin_expect(SURAND_INLINE_RECHECK_(&s->gen) != gen, 0))
+		goto slow;
+	s->pos = pos + 4;
+	if (parts & M_RET_COUNT)
+		__atomic_store_n(&t->words[0], t->words[0] + 1, __ATOMIC_RELAXED);
+	if (parts & M_MARK) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		*state = SURAND_INLINE_IDLE;
+	}
+	return x;
+slow:
+	if (parts & M_MARK) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		*state = SURAND_INLINE_IDLE;
+	}
+	return model_refill();
+}
+
+static int model_setup(void)
+{
+	m_slot = aligned_alloc(4096, sizeof(*m_slot));
+	if (!m_slot)
+		return -1;
+	memset(m_slot, 0, sizeof(*m_slot));
+	m_slot->pos = SURAND_INLINE_BATCH_BYTES; /* empty: the first draw refills */
+	m_view.slot = m_slot;
+	m_view.call_state = &m_state;
+	m_view.call_ret = &m_ret;
+	m_view.base_gen = &m_base_gen;
+	m_tls = &m_view;
+	return 0;
+}
+
+LOOP(m_chain, model_draw(0))
+LOOP(m_gen, model_draw(M_GEN))
+LOOP(m_recheck, model_draw(M_GEN | M_RECHECK))
+LOOP(m_mark, model_draw(M_GEN | M_RECHECK | M_MARK))
+LOOP(m_whole, model_draw(M_GEN | M_RECHECK | M_MARK | M_RET_COUNT))
+LOOP(m_inline, surand_u32())
+
+/* Rust rand's thread_rng() loop, next_u32() inlined (bench/rust-rand), when built. */
+static uint64_t (*rs_loop_u32)(void *, uint64_t, uint64_t *);
+static void *rs_h;
+static double m_rust(uint64_t n)
+{
+	uint64_t acc = 0, ns = rs_loop_u32(rs_h, n, &acc);
+
+	sink ^= acc;
+	return (double)ns / (double)n;
+}
+
+/* The Rust peer is built in the program's parent folder (build/), see mk/bench.mk. */
+static void load_rust(void)
+{
+	char self[4096], path[4200], *slash;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	void *h, *(*new_fn)(void);
+
+	if (len <= 0)
+		return;
+	self[len] = '\0';
+	if (!(slash = strrchr(self, '/')))
+		return;
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/../libsurand-rust-rand-peer.so", self);
+	if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+		return;
+	new_fn = (void *(*)(void))dlsym(h, "surand_peer_rust_new");
+	rs_loop_u32 = (uint64_t (*)(void *, uint64_t, uint64_t *))dlsym(h, "surand_peer_rust_loop_u32");
+	if (new_fn && rs_loop_u32)
+		rs_h = new_fn();
+}
 
 struct row {
 	const char *what;
@@ -115,6 +258,47 @@ static struct row rows[] = {
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 #define PLT_ROW 2
+
+static struct row mrows[] = {
+	{"position chain: load, check, 4-byte copy + zero, store", m_chain, 0, 0},
+	{"  + generation check (slot's copy vs the shared word)", m_gen, 1, 0},
+	{"  + re-check of the generation after the copy", m_recheck, 1, 0},
+	{"  + busy mark set and cleared (signal reentrancy)", m_mark, 1, 0},
+	{"  + return address and draw counter: the whole draw", m_whole, 1, 0},
+	{"surand_u32() inline (SURAND_INLINE), libsurand.so", m_inline, 1, 0},
+	{"rust thread_rng next_u32, native loop (inlined)", m_rust, 1, 0},
+};
+#define NMROWS (sizeof(mrows) / sizeof(mrows[0]))
+#define RUST_MROW (NMROWS - 1)
+
+/* Every row once to warm it, then round-robin, each row's best round kept. */
+static void run_rows(struct row *r, size_t nr, unsigned long long rounds, unsigned long long calls)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].run)
+			r[i].best = r[i].run(1000);
+	for (unsigned long long k = 0; k < rounds; k++)
+		for (size_t i = 0; i < nr; i++) {
+			double v = r[i].run ? r[i].run(calls) : 0;
+			if (k == 0 || v < r[i].best)
+				r[i].best = v;
+		}
+}
+
+static void print_rows(const struct row *r, size_t nr, size_t base, const char *above_what)
+{
+	printf("%-56s %8s %16s\n", "what", "ns/call", above_what);
+	for (size_t i = 0; i < nr; i++) {
+		char above[32] = "-";
+		if (!r[i].run) {
+			printf("%-56s %8s %16s\n", r[i].what, "absent", "-");
+			continue;
+		}
+		if (r[i].above)
+			snprintf(above, sizeof(above), "%+.2f", r[i].best - r[base].best);
+		printf("%-56s %8.2f %16s\n", r[i].what, r[i].best, above);
+	}
+}
 
 static int number(const char *s, unsigned long long lo, unsigned long long hi,
 		  unsigned long long *out)
@@ -156,16 +340,17 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (model_setup() != 0) {
+		fprintf(stderr, "overhead: out of memory\n");
+		return 1;
+	}
+	load_rust();
+	if (!rs_h)
+		mrows[RUST_MROW].run = NULL;
 	/* first calls outside the timing: seeding, lazy binding of the PLT slots */
 	surand_bytes(warm, sizeof(warm));
-	for (size_t r = 0; r < NROWS; r++)
-		rows[r].best = rows[r].run(1000);
-	for (unsigned long long k = 0; k < rounds; k++)
-		for (size_t r = 0; r < NROWS; r++) {
-			double v = rows[r].run(calls);
-			if (k == 0 || v < rows[r].best)
-				rows[r].best = v;
-		}
+	run_rows(rows, NROWS, rounds, calls);
+	run_rows(mrows, NMROWS, rounds, calls);
 
 	printf("overhead: what one call costs, ns per call, best of %llu rounds of %llu calls, "
 	       "1 thread\n",
@@ -176,15 +361,17 @@ int main(int argc, char **argv)
 	if (dladdr((void *)surand_u32, &info) && info.dli_fname)
 		printf("surand_u32 from %s (backend %.16s)\n", info.dli_fname,
 		       st.backend[0] ? st.backend : "?");
-	printf("%-54s %8s %16s\n", "what", "ns/call", "above empty PLT");
-	for (size_t r = 0; r < NROWS; r++) {
-		char above[32] = "-";
-		if (rows[r].above)
-			snprintf(above, sizeof(above), "%+.2f", rows[r].best - rows[PLT_ROW].best);
-		printf("%-54s %8.2f %16s\n", rows[r].what, rows[r].best, above);
-	}
+	print_rows(rows, NROWS, PLT_ROW, "above empty PLT");
 	printf("reading: the rows above surand's are the pieces of its fixed cost, each added to\n"
 	       "an empty PLT call; surand's figure minus the fixed-cost row is its share of the\n"
 	       "ChaCha20 keystream and of the refills (key erasure) spread over the calls.\n");
+	printf("\ninline: the inline word draw taken apart, ns per draw, same rounds\n");
+	print_rows(mrows, NMROWS, 0, "above the chain");
+	if (!rs_h)
+		printf("(rust row absent: libsurand-rust-rand-peer.so not built next to this "
+		       "program's folder; apt-get install cargo librust-rand-dev, then make)\n");
+	printf("reading: each model row adds one guarantee of the inline draw to the row before,\n"
+	       "on a batch of this program's own refilled by surand_bytes(); the inline row is\n"
+	       "the real draw; Rust's loop makes its keystream with ChaCha12, surand with ChaCha20.\n");
 	return 0;
 }

@@ -586,6 +586,24 @@ if [ -x "$ov" ]; then
 	else
 		fail overhead_rows "exit $rc, $rows of 11 rows: $(head -c 200 "$tmp/err")"
 	fi
+	# the inline draw taken apart: 5 model rows, the real inline draw, Rust's
+	# loop (a figure where the peer is built, as CI builds it; else "absent")
+	irows=$(printf '%s\n' "$out" | awk '/^inline: / { t = 1; next } t && /^what +ns\/call/ { u = 1; next }
+		u && /^reading:/ { exit }
+		u && $(NF - 1) ~ /^[0-9]+\.[0-9][0-9]$/ && ($NF == "-" || $NF ~ /^[-+][0-9]+\.[0-9][0-9]$/) { n++ }
+		END { print n + 0 }')
+	want=7
+	if [ ! -f "$BUILD/libsurand-rust-rand-peer.so" ]; then
+		want=6
+		skip overhead_inline_rust_row "the Rust peer is not built (apt-get install cargo librust-rand-dev, then make)"
+	fi
+	if [ "$irows" -eq "$want" ] &&
+		printf '%s\n' "$out" | grep -q '^position chain: load, check, 4-byte copy + zero, store ' &&
+		printf '%s\n' "$out" | grep -q '^surand_u32() inline (SURAND_INLINE), libsurand.so '; then
+		pass overhead_inline_rows
+	else
+		fail overhead_inline_rows "$irows of $want rows with a figure in the inline table"
+	fi
 	# surand's calls come from the shared library, not a static copy
 	if printf '%s\n' "$out" | grep -Eq '^surand_u32 from .*/libsurand\.so\.1 \(backend [a-z0-9-]+\)$'; then
 		pass overhead_through_shared_library
