@@ -86,6 +86,18 @@ struct surand_backend {
 #define SURAND_BACKEND_TEST_HOOKS(snapshot, pool_writes, drop)
 #endif
 
+/*
+ * The hooks a design names by one convention, so that its initialiser states
+ * only what is its own (name, summary, props and any extra member):
+ * p##_init, p##_fill, p##_reseed, p##_atfork_child and p##_stats, and in the
+ * test build p##_snapshot and p##_drop.  pool_writes is the one test hook
+ * only the pool designs have: their p##_writes, or NULL.
+ */
+#define SURAND_BACKEND_HOOKS(p, pool_writes)                                    \
+	.init = p##_init, .fill = p##_fill, .reseed = p##_reseed,               \
+	.atfork_child = p##_atfork_child, .stats = p##_stats,                   \
+	SURAND_BACKEND_TEST_HOOKS(p##_snapshot, pool_writes, p##_drop)
+
 /* The registry (gen/registry.c): NULL-terminated, the default first. */
 extern const struct surand_backend *const surand_backends[] SURAND_HIDDEN;
 const struct surand_backend *surand_backend_find(const char *name) SURAND_HIDDEN;

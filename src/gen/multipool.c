@@ -158,10 +158,5 @@ const struct surand_backend surand_backend_multipool = {
 	.summary = "Kleen 2015: one legacy pool and lock per NUMA node (SURAND_NODES simulates)",
 	.props = SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_LOCK_FAST_PATH | SURAND_BP_PER_CPU |
 		 SURAND_BP_SHARED_POOL | SURAND_BP_SHARED_WRITES,
-	.init = multipool_init,
-	.fill = multipool_fill,
-	.reseed = multipool_reseed,
-	.atfork_child = multipool_atfork_child,
-	.stats = multipool_stats,
-	SURAND_BACKEND_TEST_HOOKS(multipool_snapshot, multipool_writes, multipool_drop)
+	SURAND_BACKEND_HOOKS(multipool, multipool_writes)
 };

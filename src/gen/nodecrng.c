@@ -384,10 +384,5 @@ const struct surand_backend surand_backend_nodecrng = {
 	.summary = "Linux 4.8-5.17: ChaCha20 CRNG per NUMA node, locked, backtrack XOR per read",
 	.props = SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_LOCK_FAST_PATH | SURAND_BP_PER_CPU |
 		 SURAND_BP_SHARED_WRITES,
-	.init = nodecrng_init,
-	.fill = nodecrng_fill,
-	.reseed = nodecrng_reseed,
-	.atfork_child = nodecrng_atfork_child,
-	.stats = nodecrng_stats,
-	SURAND_BACKEND_TEST_HOOKS(nodecrng_snapshot, NULL, nodecrng_drop)
+	SURAND_BACKEND_HOOKS(nodecrng, NULL)
 };

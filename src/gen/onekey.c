@@ -258,10 +258,5 @@ const struct surand_backend surand_backend_onekey = {
 	.name = "onekey",
 	.summary = "Spelvin 2015: one ChaCha20 key (reseeded 1/s), per-thread nonce; no backtracking protection",
 	.props = SURAND_BP_BACKTRACK_RESEED | SURAND_BP_PER_THREAD,
-	.init = onekey_init,
-	.fill = onekey_fill,
-	.reseed = onekey_reseed,
-	.atfork_child = onekey_atfork_child,
-	.stats = onekey_stats,
-	SURAND_BACKEND_TEST_HOOKS(onekey_snapshot, NULL, onekey_drop)
+	SURAND_BACKEND_HOOKS(onekey, NULL)
 };

@@ -414,10 +414,5 @@ const struct surand_backend surand_backend_salted = {
 	.name = "salted",
 	.summary = "Spelvin 2015: lock-free salted reads of one pool, trylock mixback + buffer",
 	.props = SURAND_BP_BACKTRACK_RESEED | SURAND_BP_SHARED_POOL | SURAND_BP_SHARED_WRITES,
-	.init = salted_init,
-	.fill = salted_fill,
-	.reseed = salted_reseed,
-	.atfork_child = salted_atfork_child,
-	.stats = salted_stats,
-	SURAND_BACKEND_TEST_HOOKS(salted_snapshot, salted_writes, salted_drop)
+	SURAND_BACKEND_HOOKS(salted, salted_writes)
 };

@@ -355,11 +355,6 @@ const struct surand_backend surand_backend_taskcrng = {
 	/* The abuser's path takes no lock and writes nothing shared; careful
 	 * calls (at most 10 a second) lock and write the pool. */
 	.props = SURAND_BP_BACKTRACK_RESEED | SURAND_BP_PER_THREAD | SURAND_BP_SHARED_POOL,
-	.init = task_init,
-	.fill = task_fill,
-	.reseed = task_reseed,
 	.thread_exit = task_thread_exit,
-	.atfork_child = task_atfork_child,
-	.stats = task_stats,
-	SURAND_BACKEND_TEST_HOOKS(task_snapshot, task_writes, task_drop)
+	SURAND_BACKEND_HOOKS(task, task_writes)
 };

@@ -222,10 +222,5 @@ const struct surand_backend surand_backend_tso2015 = {
 	.name = "tso2015",
 	.summary = "Ts'o Oct 2015: salted lock-free reads, lock-free mixback at per-CPU offsets",
 	.props = SURAND_BP_BACKTRACK_RESEED | SURAND_BP_SHARED_POOL | SURAND_BP_SHARED_WRITES,
-	.init = tso_init,
-	.fill = tso_fill,
-	.reseed = tso_reseed,
-	.atfork_child = tso_atfork_child,
-	.stats = tso_stats,
-	SURAND_BACKEND_TEST_HOOKS(tso_snapshot, tso_writes, tso_drop)
+	SURAND_BACKEND_HOOKS(tso, tso_writes)
 };
