@@ -44,11 +44,6 @@ static void legacy_stats(struct seq_file *m)
 }
 
 const struct surand_design surand_design_legacy = {
-	.name = "legacy",
-	.init = legacy_init,
-	.exit = legacy_exit,
-	.begin = legacy_begin,
+	SURAND_DESIGN_HOOKS(legacy),
 	.fill = surand_pool_fill_req,
-	.mix = legacy_mix,
-	.stats = legacy_stats,
 };

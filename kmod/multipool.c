@@ -95,11 +95,6 @@ static void multipool_stats(struct seq_file *m)
 }
 
 const struct surand_design surand_design_multipool = {
-	.name = "multipool",
-	.init = multipool_init,
-	.exit = multipool_exit,
-	.begin = multipool_begin,
+	SURAND_DESIGN_HOOKS(multipool),
 	.fill = surand_pool_fill_req,
-	.mix = multipool_mix,
-	.stats = multipool_stats,
 };

@@ -248,12 +248,7 @@ static void nodecrng_stats(struct seq_file *m)
 }
 
 const struct surand_design surand_design_nodecrng = {
-	.name = "nodecrng",
-	.init = nodecrng_init,
-	.exit = nodecrng_exit,
-	.begin = nodecrng_begin,
+	SURAND_DESIGN_HOOKS(nodecrng),
 	.fill = nodecrng_fill,
 	.end = nodecrng_end,
-	.mix = nodecrng_mix,
-	.stats = nodecrng_stats,
 };

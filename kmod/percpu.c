@@ -192,12 +192,7 @@ static void percpu_stats(struct seq_file *m)
 }
 
 const struct surand_design surand_design_percpu = {
-	.name = "percpu",
-	.init = percpu_init,
-	.exit = percpu_exit,
-	.begin = percpu_begin,
+	SURAND_DESIGN_HOOKS(percpu),
 	.fill = percpu_fill,
 	.end = percpu_end,
-	.mix = percpu_mix,
-	.stats = percpu_stats,
 };

@@ -326,11 +326,6 @@ static void salted_stats(struct seq_file *m)
 }
 
 const struct surand_design surand_design_salted = {
-	.name = "salted",
-	.init = salted_init,
-	.exit = salted_exit,
-	.begin = salted_begin,
+	SURAND_DESIGN_HOOKS(salted),
 	.fill = salted_fill,
-	.mix = salted_mix,
-	.stats = salted_stats,
 };

@@ -71,6 +71,15 @@ struct surand_design {
 	void (*self)(struct seq_file *m);
 };
 
+/*
+ * The members every design names by one convention from its name p: .name
+ * is "p", and the hooks are p_init, p_exit, p_begin, p_mix and p_stats.  A
+ * design's initialiser adds only what is its own (.fill, .end, .self).
+ */
+#define SURAND_DESIGN_HOOKS(p)                                                  \
+	.name = #p, .init = p##_init, .exit = p##_exit, .begin = p##_begin,     \
+	.mix = p##_mix, .stats = p##_stats
+
 extern const struct surand_design surand_design_legacy;
 extern const struct surand_design surand_design_multipool;
 extern const struct surand_design surand_design_taskcrng;

@@ -660,13 +660,8 @@ static void taskcrng_self(struct seq_file *m)
 }
 
 const struct surand_design surand_design_taskcrng = {
-	.name = "taskcrng",
-	.init = taskcrng_init,
-	.exit = taskcrng_exit,
-	.begin = taskcrng_begin,
+	SURAND_DESIGN_HOOKS(taskcrng),
 	.fill = taskcrng_fill,
 	.end = taskcrng_end,
-	.mix = taskcrng_mix,
-	.stats = taskcrng_stats,
 	.self = taskcrng_self,
 };
