@@ -18,24 +18,20 @@
 
 static struct surand_pool **mp_pools;
 static int mp_npools;
-static int mp_simulated;
+static bool mp_simulated;
 
 static int multipool_init(void)
 {
-	int i, node;
+	int i;
 
-	mp_simulated = surand_param_nodes > 0;
-	mp_npools = mp_simulated ? surand_param_nodes :
-				   min_t(int, nr_node_ids, SURAND_MAX_NODE_POOLS);
-	if (mp_npools < 1)
-		mp_npools = 1;
+	mp_npools = surand_node_count(&mp_simulated);
 	mp_pools = surand_kzalloc(mp_npools * sizeof(*mp_pools), GFP_KERNEL);
 	if (!mp_pools)
 		return -ENOMEM;
 	for (i = 0; i < mp_npools; i++) {
 		/* Real nodes: each pool in its node's memory (node may be offline: any). */
-		node = (!mp_simulated && i < nr_node_ids && node_online(i)) ? i : NUMA_NO_NODE;
-		mp_pools[i] = surand_kzalloc_node(sizeof(struct surand_pool), GFP_KERNEL, node);
+		mp_pools[i] = surand_kzalloc_node(sizeof(struct surand_pool), GFP_KERNEL,
+						  surand_node_home(i, mp_simulated));
 		if (!mp_pools[i])
 			goto fail;
 		surand_pool_init(mp_pools[i]);

@@ -117,13 +117,9 @@ static void nc_block(struct nc_crng *c, u8 out[SURAND_CHACHA20_BLOCK_SIZE])
 
 static int nodecrng_init(void)
 {
-	int i, node;
+	int i;
 
-	nc_simulated = surand_param_nodes > 0;
-	nc_count = nc_simulated ? surand_param_nodes :
-				  min_t(int, nr_node_ids, SURAND_MAX_NODE_POOLS);
-	if (nc_count < 1)
-		nc_count = 1;
+	nc_count = surand_node_count(&nc_simulated);
 	nc_nodes = surand_kzalloc(nc_count * sizeof(*nc_nodes), GFP_KERNEL);
 	if (!nc_nodes)
 		return -ENOMEM;
@@ -131,8 +127,7 @@ static int nodecrng_init(void)
 	if (!nc_primary)
 		goto fail;
 	for (i = 0; i < nc_count; i++) {
-		node = (!nc_simulated && i < nr_node_ids && node_online(i)) ? i : NUMA_NO_NODE;
-		nc_nodes[i] = nc_alloc(node);
+		nc_nodes[i] = nc_alloc(surand_node_home(i, nc_simulated));
 		if (!nc_nodes[i])
 			goto fail;
 		/* Born stale (init_time - CRNG_RESEED_INTERVAL - 1): the first use reseeds. */

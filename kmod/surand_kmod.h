@@ -138,6 +138,9 @@ extern struct dentry *surand_debugfs_dir;
 #define SURAND_MAX_NODE_POOLS 64
 /* The pool or node CRNG index of a CPU: simulated nodes, or its NUMA node folded. */
 int surand_node_index(int cpu, int count, bool simulated);
+/* Pools / node CRNGs a per-node design keeps, and the node each one lives on. */
+int surand_node_count(bool *simulated);
+int surand_node_home(int i, bool simulated);
 
 /* ---- the 2015 nonblocking pool (pool.c), shared by three designs --------- */
 #define SURAND_POOL_WORDS 32      /* 1024 bits, as the nonblocking pool */

@@ -13,6 +13,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/nodemask.h>
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -169,6 +170,33 @@ int surand_node_index(int cpu, int count, bool simulated)
 	if (node < 0)
 		node = 0;
 	return node % count;
+}
+
+/**
+ * surand_node_count() - how many pools (or node CRNGs) a per-node design keeps
+ * @simulated: set to true when nodes= simulates the nodes
+ *
+ * Return: nodes= when set, else the NUMA nodes folded into
+ * SURAND_MAX_NODE_POOLS; at least 1.
+ */
+int surand_node_count(bool *simulated)
+{
+	*simulated = surand_param_nodes > 0;
+	if (*simulated)
+		return surand_param_nodes;
+	return max_t(int, 1, min_t(int, nr_node_ids, SURAND_MAX_NODE_POOLS));
+}
+
+/**
+ * surand_node_home() - the node whose memory holds pool (or node CRNG) @i
+ * @i: the index, 0..count-1
+ * @simulated: as surand_node_count() set it
+ *
+ * Return: node @i when it is a real node that is online, else NUMA_NO_NODE.
+ */
+int surand_node_home(int i, bool simulated)
+{
+	return (!simulated && i < nr_node_ids && node_online(i)) ? i : NUMA_NO_NODE;
 }
 
 void __percpu *surand_alloc_percpu(size_t size, size_t align)
