@@ -26,61 +26,56 @@
 
 #include "surand_kmod.h"
 
+/* Every parameter is read-only after load and named as its variable. */
+#define SURAND_PARAM(name, type, desc)                                   \
+	module_param_named(name, surand_param_##name, type, 0444);       \
+	MODULE_PARM_DESC(name, desc)
+
 static char *design = "legacy";
 module_param(design, charp, 0444);
 MODULE_PARM_DESC(design,
 		 "legacy | multipool | salted | taskcrng | nodecrng | percpu (read-only after load)");
 
 int surand_param_nodes;
-module_param_named(nodes, surand_param_nodes, int, 0444);
-MODULE_PARM_DESC(nodes, "multipool, nodecrng: nodes to simulate (0: the NUMA nodes)");
+SURAND_PARAM(nodes, int, "multipool, nodecrng: nodes to simulate (0: the NUMA nodes)");
 
 int surand_param_max_tasks = 1024;
-module_param_named(max_tasks, surand_param_max_tasks, int, 0444);
-MODULE_PARM_DESC(max_tasks, "taskcrng: most processes tracked (1..1048576)");
+SURAND_PARAM(max_tasks, int, "taskcrng: most processes tracked (1..1048576)");
 
 int surand_param_max_tasks_per_uid;
-module_param_named(max_tasks_per_uid, surand_param_max_tasks_per_uid, int, 0444);
-MODULE_PARM_DESC(max_tasks_per_uid,
-		 "taskcrng: most table entries of one uid (0: a quarter of max_tasks, at least 1)");
+SURAND_PARAM(max_tasks_per_uid, int,
+	     "taskcrng: most table entries of one uid (0: a quarter of max_tasks, at least 1)");
 
 /* The limiter: the same names and defaults as the userspace taskcrng backend. */
 int surand_param_rate_reads = 10; /* Ts'o: "no more than ten times a second" */
-module_param_named(rate_reads, surand_param_rate_reads, int, 0444);
-MODULE_PARM_DESC(rate_reads, "taskcrng: reads per rate window a careful reader may make (1..1000000)");
+SURAND_PARAM(rate_reads, int,
+	     "taskcrng: reads per rate window a careful reader may make (1..1000000)");
 
 int surand_param_rate_window_ms = 1000;
-module_param_named(rate_window_ms, surand_param_rate_window_ms, int, 0444);
-MODULE_PARM_DESC(rate_window_ms, "taskcrng: the rate window in ms (1..3600000)");
+SURAND_PARAM(rate_window_ms, int, "taskcrng: the rate window in ms (1..3600000)");
 
 int surand_param_budget_bytes = 32; /* Spelvin: 256 bits per reseed interval */
-module_param_named(budget_bytes, surand_param_budget_bytes, int, 0444);
-MODULE_PARM_DESC(budget_bytes, "taskcrng: bytes per budget window a careful reader may take (1..1073741824)");
+SURAND_PARAM(budget_bytes, int,
+	     "taskcrng: bytes per budget window a careful reader may take (1..1073741824)");
 
 int surand_param_budget_window_s = 60; /* random(4): "not less than one minute" */
-module_param_named(budget_window_s, surand_param_budget_window_s, int, 0444);
-MODULE_PARM_DESC(budget_window_s, "taskcrng: the budget window in seconds (1..86400)");
+SURAND_PARAM(budget_window_s, int, "taskcrng: the budget window in seconds (1..86400)");
 
 bool surand_param_every_reader;
-module_param_named(every_reader, surand_param_every_reader, bool, 0444);
-MODULE_PARM_DESC(every_reader, "taskcrng: every reader on its own CRNG from its first read");
+SURAND_PARAM(every_reader, bool, "taskcrng: every reader on its own CRNG from its first read");
 
 bool surand_param_rekey_per_read;
-module_param_named(rekey_per_read, surand_param_rekey_per_read, bool, 0444);
-MODULE_PARM_DESC(rekey_per_read,
-		 "taskcrng: replace a CRNG's key after every read (0: Ts'o's relaxation, reseed only)");
+SURAND_PARAM(rekey_per_read, bool,
+	     "taskcrng: replace a CRNG's key after every read (0: Ts'o's relaxation, reseed only)");
 
 bool surand_param_test_hooks;
-module_param_named(test_hooks, surand_param_test_hooks, bool, 0444);
-MODULE_PARM_DESC(test_hooks, "debugfs hooks for the guest tests (root only)");
+SURAND_PARAM(test_hooks, bool, "debugfs hooks for the guest tests (root only)");
 
 int surand_param_collect_ms = 1000;
-module_param_named(collect_ms, surand_param_collect_ms, int, 0444);
-MODULE_PARM_DESC(collect_ms, "taskcrng: collector period in ms (10..600000)");
+SURAND_PARAM(collect_ms, int, "taskcrng: collector period in ms (10..600000)");
 
 unsigned long surand_param_reseed_blocks = 1UL << 24;
-module_param_named(reseed_blocks, surand_param_reseed_blocks, ulong, 0444);
-MODULE_PARM_DESC(reseed_blocks, "taskcrng: ChaCha20 blocks per CRNG key (1..2^24)");
+SURAND_PARAM(reseed_blocks, ulong, "taskcrng: ChaCha20 blocks per CRNG key (1..2^24)");
 
 static const struct surand_design *const designs[] = {
 	&surand_design_legacy,
