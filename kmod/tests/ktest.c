@@ -657,8 +657,12 @@ static void t_legacy_extract(void)
 	close(fd);
 }
 
-/* multipool on 2 guest nodes (CPUs 0-1: node 0, 2-3: node 1): a pool per node. */
-static void expect_pool(int cpu, int want_pool, int npools)
+/*
+ * Pinned to cpu, one 100-byte read: of the counters <obj><i>_<what> for
+ * i = 0..count-1 ("pool0_extracts"), only counter want moves, and by delta.
+ */
+static void expect_one_moved(int cpu, const char *obj, const char *what, int count, int want,
+			     long long delta)
 {
 	char key[32];
 	long long before[8], after;
@@ -666,19 +670,26 @@ static void expect_pool(int cpu, int want_pool, int npools)
 	int i, fd = open_dev();
 
 	pin_cpu(cpu);
-	for (i = 0; i < npools; i++) {
-		snprintf(key, sizeof(key), "pool%d_extracts", i);
+	for (i = 0; i < count; i++) {
+		snprintf(key, sizeof(key), "%s%d_%s", obj, i, what);
 		before[i] = stat_get(key);
 	}
 	read_full(fd, b, 100);
-	for (i = 0; i < npools; i++) {
-		snprintf(key, sizeof(key), "pool%d_extracts", i);
+	for (i = 0; i < count; i++) {
+		snprintf(key, sizeof(key), "%s%d_%s", obj, i, what);
 		after = stat_get(key);
-		CHECK(after - before[i] == (i == want_pool ? 10 : 0),
-		      "CPU %d: pool %d extracted %lld times (want %d)", cpu, i, after - before[i],
-		      i == want_pool ? 10 : 0);
+		CHECK(after - before[i] == (i == want ? delta : 0),
+		      "CPU %d: %s moved by %lld (want %lld)", cpu, key, after - before[i],
+		      i == want ? delta : 0);
 	}
 	close(fd);
+}
+
+/* multipool on 2 guest nodes (CPUs 0-1: node 0, 2-3: node 1): a pool per node,
+ * 10 SHA-1 extractions for 100 bytes. */
+static void expect_pool(int cpu, int want_pool, int npools)
+{
+	expect_one_moved(cpu, "pool", "extracts", npools, want_pool, 10);
 }
 
 static void t_multipool_nodes(void)
@@ -1167,26 +1178,10 @@ static void t_salted_lockless(void)
 }
 
 /* ---- nodecrng ----------------------------------------------------------------- */
+/* A read is served by its node's CRNG alone: one backtrack protection. */
 static void nc_expect(int cpu, int want, int nnodes)
 {
-	char key[32];
-	long long before[8], after;
-	unsigned char b[100];
-	int i, fd = open_dev();
-
-	pin_cpu(cpu);
-	for (i = 0; i < nnodes; i++) {
-		snprintf(key, sizeof(key), "node%d_protects", i);
-		before[i] = stat_get(key);
-	}
-	read_full(fd, b, 100);
-	for (i = 0; i < nnodes; i++) {
-		snprintf(key, sizeof(key), "node%d_protects", i);
-		after = stat_get(key);
-		CHECK(after - before[i] == (i == want), "CPU %d: node CRNG %d served %lld reads (want %d)",
-		      cpu, i, after - before[i], i == want);
-	}
-	close(fd);
+	expect_one_moved(cpu, "node", "protects", nnodes, want, 1);
 }
 
 static void t_nodecrng_nodes(void)
