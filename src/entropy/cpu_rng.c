@@ -247,10 +247,5 @@ static void cpu_rng_stats(struct surand_entropy_source_stats *out)
 
 const struct surand_input_source surand_source_cpu = {
 	.id = SURAND_ES_CPU,
-	.collect = surand_cpu_rng_collect,
-	.atfork_child = surand_cpu_rng_atfork_child,
-	.stats = cpu_rng_stats,
-#ifdef SURAND_TEST_BUILD
-	.test_health_reset = surand_test_cpu_rng_health_reset,
-#endif
+	SURAND_SOURCE_HOOKS(cpu_rng)
 };

@@ -54,6 +54,20 @@ struct surand_input_source {
 	void (*test_health_reset)(void);
 #endif
 };
+/*
+ * The hooks of a sampled source with a health test, named by one convention
+ * from its prefix p: surand_<p>_collect, surand_<p>_atfork_child, <p>_stats
+ * and, in the test build, surand_test_<p>_health_reset.
+ */
+#ifdef SURAND_TEST_BUILD
+#define SURAND_SOURCE_TEST_HOOK(p) .test_health_reset = surand_test_##p##_health_reset,
+#else
+#define SURAND_SOURCE_TEST_HOOK(p)
+#endif
+#define SURAND_SOURCE_HOOKS(p)                                                       \
+	.collect = surand_##p##_collect, .atfork_child = surand_##p##_atfork_child, \
+	.stats = p##_stats, SURAND_SOURCE_TEST_HOOK(p)
+
 extern const struct surand_input_source surand_source_kernel SURAND_HIDDEN;
 extern const struct surand_input_source surand_source_cpu SURAND_HIDDEN;
 extern const struct surand_input_source surand_source_jitter SURAND_HIDDEN;

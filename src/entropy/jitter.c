@@ -558,10 +558,5 @@ static void jitter_stats(struct surand_entropy_source_stats *out)
 
 const struct surand_input_source surand_source_jitter = {
 	.id = SURAND_ES_JITTER,
-	.collect = surand_jitter_collect,
-	.atfork_child = surand_jitter_atfork_child,
-	.stats = jitter_stats,
-#ifdef SURAND_TEST_BUILD
-	.test_health_reset = surand_test_jitter_health_reset,
-#endif
+	SURAND_SOURCE_HOOKS(jitter)
 };
