@@ -121,6 +121,11 @@ unsigned surand_chacha20_width(void) SURAND_HIDDEN;
  * treats zero as "re-key".  Returns NULL (errno set) on failure.
  */
 void *surand_secmem_alloc(size_t len) SURAND_HIDDEN;
+/* cur when set (an earlier init's memory, kept), else surand_secmem_alloc(len). */
+static inline void *surand_secmem_once(void *cur, size_t len)
+{
+	return cur ? cur : surand_secmem_alloc(len);
+}
 void surand_secmem_free(void *p, size_t len) SURAND_HIDDEN;
 /* 1: pages are MAP_DROPPABLE; 0: WIPEONFORK; -1: neither (fork generation used). */
 int surand_secmem_kind(void) SURAND_HIDDEN;

@@ -72,11 +72,9 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	uint64_t now;
 	int i, r;
 
-	if (!base) {
-		base = surand_secmem_alloc(sizeof(*base));
-		if (!base)
-			return -ENOMEM;
-	}
+	base = surand_secmem_once(base, sizeof(*base));
+	if (!base)
+		return -ENOMEM;
 	r = surand_kernel_fill(seed, sizeof(seed), 0);
 	if (r < 0) {
 		surand_wipe(seed, sizeof(seed));

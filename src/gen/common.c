@@ -1,7 +1,7 @@
 /*
  * common.c - helpers the generator designs share (instead of copying them):
- * kernel folds and one-use-key fills (backend.h), and the test snapshot
- * hooks (designs.h).  The lock, the topology and the slab have files of
+ * kernel folds and one-use-key fills (backend.h), the per-slot control
+ * records and the test drop helpers (designs.h).  The lock, the topology and the slab have files of
  * their own (gen/lock.c, gen/topology.c, gen/slab.c).
  * SPDX-License-Identifier: MIT
  */
@@ -58,6 +58,24 @@ void surand_fill_from_key(uint32_t key[8], void *buf, size_t len)
 
 /* ==== the designs' shared helpers (gen/designs.h) =========================== */
 
+void *surand_slot_ctl_alloc(void *cur, size_t n, size_t stride)
+{
+	if (cur)
+		return cur;
+	return aligned_alloc(SURAND_CACHELINE, n * stride);
+}
+
+void surand_slot_ctl_reset(void *ctl, size_t n, size_t stride, enum surand_lock_kind kind)
+{
+	size_t i;
+
+	if (!ctl)
+		return;
+	memset(ctl, 0, n * stride);
+	for (i = 0; i < n; i++)
+		surand_lock_init(surand_slot_lock(ctl, i, stride), kind);
+}
+
 #if defined(__SANITIZE_THREAD__)
 uint32_t surand_full_fence_word; /* SURAND_FULL_FENCE under TSan */
 #endif
@@ -71,5 +89,17 @@ void surand_test_zero_words(void *p, size_t n)
 
 	for (i = 0; i < n / 4; i++)
 		__atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
+}
+
+void surand_test_drop_slots(void *st, size_t st_stride, void *ctl, size_t ctl_stride, size_t n)
+{
+	size_t i;
+	int cs;
+
+	for (i = 0; i < n; i++) {
+		surand_lock(surand_slot_lock(ctl, i, ctl_stride), &cs);
+		surand_test_zero_words((char *)st + i * st_stride, st_stride);
+		surand_unlock(surand_slot_lock(ctl, i, ctl_stride), cs);
+	}
 }
 #endif

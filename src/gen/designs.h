@@ -2,7 +2,7 @@
  * designs.h - what the designs of the 2015 debate share, beyond backend.h:
  *
  *   1. bench counters (no-ops outside bench builds)
- *   2. what every design's init calls first
+ *   2. what every design's init calls first; per-slot arrays
  *   3. the backends of this family, for the registry
  *   4. test snapshots of a backend's state (test builds only)
  *
@@ -48,10 +48,9 @@ extern uint32_t surand_full_fence_word SURAND_HIDDEN;
 #define SURAND_FULL_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
 
-/* ==== 2. what every design's init calls first ================================
+/* ==== 2. what every design's init calls first; per-slot arrays ===============
  *
- * The: the topology (sysfs, read once), and
- * the vDSO lookup, so that nothing a design calls later (surand_fold_kernel,
+ * First the topology (sysfs, read once) and the vDSO lookup, so that nothing a design calls later (surand_fold_kernel,
  * the kernel path) needs dlopen.  The front end looks the vDSO up at set-up
  * as well; this keeps a design independent of that.
  */
@@ -59,6 +58,23 @@ static inline void surand_design_prepare(void)
 {
 	surand_topology_init();
 	(void)surand_vdso_available();
+}
+
+/*
+ * A design with a lock per slot (percpu: a CPU each; nodecrng: the primary
+ * and a node each) keeps n control records of stride bytes, each opening
+ * with its struct surand_lock, in ordinary cache-line-aligned memory (a
+ * dropped page keeps them).  alloc returns cur when set (the design chosen
+ * again), else a new array (NULL on failure).  reset zeroes the records,
+ * counters and all, and readies each lock as kind: at init and in a fork
+ * child (locks another parent thread held).  NULL ctl: nothing to reset.
+ */
+void *surand_slot_ctl_alloc(void *cur, size_t n, size_t stride) SURAND_HIDDEN;
+void surand_slot_ctl_reset(void *ctl, size_t n, size_t stride, enum surand_lock_kind kind)
+	SURAND_HIDDEN;
+static inline struct surand_lock *surand_slot_lock(void *ctl, size_t i, size_t stride)
+{
+	return (struct surand_lock *)((char *)ctl + i * stride); /* its first member */
 }
 
 /* ==== 3. the backends of this family ======================================== */
@@ -78,6 +94,15 @@ extern const struct surand_backend surand_backend_percpu SURAND_HIDDEN;
 /* Zeroes n bytes (a multiple of 4) with relaxed atomic stores: a "dropped
  * page" that lock-free readers may be reading. */
 void surand_test_zero_words(void *p, size_t n) SURAND_HIDDEN;
+/* A design with one pool or key snapshots it for which 0 or SNAP_LAST only. */
+static inline int surand_test_one_state(int which)
+{
+	return which == SURAND_TEST_SNAP_LAST || which == 0;
+}
+/* Zeroes each of n slots' secret (st: slots of st_stride bytes) that way,
+ * with the slot's lock (ctl, as surand_slot_ctl_reset) held. */
+void surand_test_drop_slots(void *st, size_t st_stride, void *ctl, size_t ctl_stride, size_t n)
+	SURAND_HIDDEN;
 #endif
 
 #endif /* SURAND_GEN_DESIGNS_H */

@@ -34,7 +34,19 @@ static int legacy_fill(void *buf, size_t len)
 	return surand_nbpool_read(&legacy_pool, buf, len);
 }
 
-/* ==== control, fork, stats, test hooks ====================================== */
+/* ==== init, control, fork, stats, test hooks ================================ */
+
+static int legacy_init(void)
+{
+	surand_design_prepare();
+	return legacy_init_kind(SURAND_LOCK_FUTEX);
+}
+
+static int legacy_spin_init(void)
+{
+	surand_design_prepare();
+	return legacy_init_kind(SURAND_LOCK_SPIN);
+}
 
 static int legacy_reseed(void)
 {
@@ -68,7 +80,7 @@ static void legacy_stats(struct surand_stats *st)
 #ifdef SURAND_TEST_BUILD
 static int legacy_snapshot(int which, struct surand_test_snapshot *s)
 {
-	if (which != SURAND_TEST_SNAP_LAST && which != 0)
+	if (!surand_test_one_state(which))
 		return -1;
 	s->index = 0;
 	return surand_nbpool_snapshot(&legacy_pool, s);
@@ -76,7 +88,7 @@ static int legacy_snapshot(int which, struct surand_test_snapshot *s)
 
 static int legacy_writes(int which, uint64_t *counts, uint32_t nwords)
 {
-	if (which != SURAND_TEST_SNAP_LAST && which != 0)
+	if (!surand_test_one_state(which))
 		return -1;
 	return surand_nbpool_writes(&legacy_pool, counts, nwords);
 }
@@ -88,18 +100,6 @@ static void legacy_drop(void)
 	surand_nbpool_test_drop(&legacy_pool);
 }
 #endif
-
-static int legacy_init(void)
-{
-	surand_design_prepare();
-	return legacy_init_kind(SURAND_LOCK_FUTEX);
-}
-
-static int legacy_spin_init(void)
-{
-	surand_design_prepare();
-	return legacy_init_kind(SURAND_LOCK_SPIN);
-}
 
 /* The two legacy designs differ only in their lock. */
 #define LEGACY_BACKEND(name_, summary_, init_)                                                  \

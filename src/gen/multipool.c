@@ -49,7 +49,31 @@ static int multipool_fill(void *buf, size_t len)
 	return surand_nbpool_read(&pools[node], buf, len);
 }
 
-/* ==== control, fork, stats, test hooks ====================================== */
+/* ==== init, control, fork, stats, test hooks ================================ */
+
+static int multipool_init(void)
+{
+	unsigned i;
+	int r;
+
+	surand_design_prepare();
+	nnodes = surand_node_count();
+	/* Allocated once: a failed set-up (no secure memory for a node's pool)
+	 * is retried by the next call, which keeps what this one made instead
+	 * of leaking it (valgrind, tests/test_faults.c secmem_fail). */
+	if (!pools) {
+		pools = aligned_alloc(SURAND_CACHELINE, nnodes * sizeof(*pools));
+		if (!pools)
+			return -ENOMEM;
+		memset(pools, 0, nnodes * sizeof(*pools));
+	}
+	for (i = 0; i < nnodes; i++) {
+		r = surand_nbpool_init(&pools[i], SURAND_LOCK_FUTEX);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
 
 static int multipool_reseed(void)
 {
@@ -128,30 +152,6 @@ static void multipool_drop(void)
 		surand_nbpool_test_drop(&pools[i]);
 }
 #endif
-
-static int multipool_init(void)
-{
-	unsigned i;
-	int r;
-
-	surand_design_prepare();
-	nnodes = surand_node_count();
-	/* Allocated once: a failed set-up (no secure memory for a node's pool)
-	 * is retried by the next call, which keeps what this one made instead
-	 * of leaking it (valgrind, tests/test_faults.c secmem_fail). */
-	if (!pools) {
-		pools = aligned_alloc(SURAND_CACHELINE, nnodes * sizeof(*pools));
-		if (!pools)
-			return -ENOMEM;
-		memset(pools, 0, nnodes * sizeof(*pools));
-	}
-	for (i = 0; i < nnodes; i++) {
-		r = surand_nbpool_init(&pools[i], SURAND_LOCK_FUTEX);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
 
 const struct surand_backend surand_backend_multipool = {
 	.name = "multipool",

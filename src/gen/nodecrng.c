@@ -248,7 +248,19 @@ static int nodecrng_fill(void *buf, size_t len)
 	return r;
 }
 
-/* ==== 5. control, fork, stats, test hooks =================================== */
+/* ==== 5. init, control, fork, stats, test hooks ============================= */
+
+static int nodecrng_init(void)
+{
+	surand_design_prepare();
+	nnodes = surand_node_count();
+	st = surand_secmem_once(st, (1 + nnodes) * sizeof(*st));
+	ctl = surand_slot_ctl_alloc(ctl, 1 + nnodes, sizeof(*ctl));
+	if (!st || !ctl)
+		return -ENOMEM;
+	surand_slot_ctl_reset(ctl, 1 + nnodes, sizeof(*ctl), SURAND_LOCK_FUTEX);
+	return 0;
+}
 
 static int nodecrng_reseed(void)
 {
@@ -277,13 +289,8 @@ static int nodecrng_reseed(void)
 
 static void nodecrng_atfork_child(void)
 {
-	unsigned i;
-
 	surand_p15_input_atfork_child();
-	for (i = 0; i <= nnodes; i++) {
-		surand_lock_init(&ctl[i].lock, SURAND_LOCK_FUTEX);
-		ctl[i].blocks = ctl[i].reseeds = 0;
-	}
+	surand_slot_ctl_reset(ctl, 1 + nnodes, sizeof(*ctl), SURAND_LOCK_FUTEX);
 	/* Zero already where wipe-on-fork works; explicit for kind -1: the
 	 * child seeds every CRNG anew instead of sharing its parent's. */
 	surand_wipe(st, (1 + nnodes) * sizeof(*st));
@@ -347,37 +354,10 @@ static int nodecrng_snapshot(int which, struct surand_test_snapshot *s)
 
 static void nodecrng_drop(void)
 {
-	unsigned i;
-	int cs;
-
 	surand_p15_test_drop_input();
-	for (i = 0; i <= nnodes; i++) {
-		surand_lock(&ctl[i].lock, &cs);
-		surand_test_zero_words(&st[i], sizeof(st[i]));
-		surand_unlock(&ctl[i].lock, cs);
-	}
+	surand_test_drop_slots(st, sizeof(*st), ctl, sizeof(*ctl), 1 + nnodes);
 }
 #endif
-
-static int nodecrng_init(void)
-{
-	unsigned i;
-
-	surand_design_prepare();
-	nnodes = surand_node_count();
-	if (!st) {
-		st = surand_secmem_alloc((1 + nnodes) * sizeof(*st));
-		if (!st)
-			return -ENOMEM;
-	}
-	ctl = aligned_alloc(SURAND_CACHELINE, (1 + nnodes) * sizeof(*ctl));
-	if (!ctl)
-		return -ENOMEM;
-	memset(ctl, 0, (1 + nnodes) * sizeof(*ctl));
-	for (i = 0; i <= nnodes; i++)
-		surand_lock_init(&ctl[i].lock, SURAND_LOCK_FUTEX);
-	return 0;
-}
 
 const struct surand_backend surand_backend_nodecrng = {
 	.name = "nodecrng",

@@ -175,7 +175,16 @@ static int onekey_fill(void *buf, size_t len)
 	return 0;
 }
 
-/* ==== control, fork, stats, test hooks ====================================== */
+/* ==== init, control, fork, stats, test hooks ================================ */
+
+static int onekey_init(void)
+{
+	surand_design_prepare();
+	sec = surand_secmem_once(sec, sizeof(*sec));
+	if (!sec)
+		return -ENOMEM;
+	return 0;
+}
 
 static int onekey_reseed(void)
 {
@@ -242,17 +251,6 @@ static void onekey_drop(void)
 	surand_unlock(&key_lock, cs);
 }
 #endif
-
-static int onekey_init(void)
-{
-	surand_design_prepare();
-	if (!sec) {
-		sec = surand_secmem_alloc(sizeof(*sec));
-		if (!sec)
-			return -ENOMEM;
-	}
-	return 0;
-}
 
 const struct surand_backend surand_backend_onekey = {
 	.name = "onekey",

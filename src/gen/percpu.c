@@ -152,16 +152,23 @@ static int percpu_fill(void *buf, size_t len)
 	return 0;
 }
 
-/* ==== control, fork, stats, test hooks ====================================== */
+/* ==== init, control, fork, stats, test hooks ================================ */
+
+static int percpu_init(void)
+{
+	surand_design_prepare();
+	ncpu = surand_cpu_slots();
+	st = surand_secmem_once(st, (size_t)ncpu * sizeof(*st));
+	ctl = surand_slot_ctl_alloc(ctl, ncpu, sizeof(*ctl));
+	if (!st || !ctl)
+		return -ENOMEM;
+	surand_slot_ctl_reset(ctl, ncpu, sizeof(*ctl), SURAND_LOCK_SPIN); /* only ever tried */
+	return 0;
+}
 
 static void percpu_atfork_child(void)
 {
-	unsigned i;
-
-	for (i = 0; i < ncpu; i++) {
-		surand_lock_init(&ctl[i].lock, SURAND_LOCK_SPIN);
-		ctl[i].calls = ctl[i].rekeys = 0;
-	}
+	surand_slot_ctl_reset(ctl, ncpu, sizeof(*ctl), SURAND_LOCK_SPIN);
 	/* Zero already where wipe-on-fork works; explicit for kind -1.  The
 	 * base's generation moved in its own fork handler as well. */
 	surand_wipe(st, (size_t)ncpu * sizeof(*st));
@@ -219,36 +226,9 @@ static int percpu_snapshot(int which, struct surand_test_snapshot *out)
 
 static void percpu_drop(void)
 {
-	unsigned i;
-	int cs;
-
-	for (i = 0; i < ncpu; i++) {
-		surand_lock(&ctl[i].lock, &cs);
-		memset(&st[i], 0, sizeof(st[i]));
-		surand_unlock(&ctl[i].lock, cs);
-	}
+	surand_test_drop_slots(st, sizeof(*st), ctl, sizeof(*ctl), ncpu);
 }
 #endif
-
-static int percpu_init(void)
-{
-	unsigned i;
-
-	surand_design_prepare();
-	ncpu = surand_cpu_slots();
-	if (!st) {
-		st = surand_secmem_alloc((size_t)ncpu * sizeof(*st));
-		if (!st)
-			return -ENOMEM;
-	}
-	ctl = aligned_alloc(SURAND_CACHELINE, (size_t)ncpu * sizeof(*ctl));
-	if (!ctl)
-		return -ENOMEM;
-	memset(ctl, 0, (size_t)ncpu * sizeof(*ctl));
-	for (i = 0; i < ncpu; i++)
-		surand_lock_init(&ctl[i].lock, SURAND_LOCK_SPIN); /* only ever tried */
-	return 0;
-}
 
 const struct surand_backend surand_backend_percpu = {
 	.name = "percpu",

@@ -307,11 +307,9 @@ static int input_ensure_locked(void)
 	uint8_t seed[INPUT_SEED_BYTES];
 	int r;
 
-	if (!in_st) {
-		in_st = surand_secmem_alloc(sizeof(*in_st));
-		if (!in_st)
-			return -ENOMEM;
-	}
+	in_st = surand_secmem_once(in_st, sizeof(*in_st));
+	if (!in_st)
+		return -ENOMEM;
 	if (surand_p15_seeded(__atomic_load_n(&in_st->valid, __ATOMIC_RELAXED)))
 		return 0;
 	r = surand_kernel_fill(seed, sizeof(seed), 0);
@@ -384,6 +382,18 @@ void surand_p15_input_atfork_child(void)
 	in_pulls = in_pooled = 0;
 }
 
+void surand_p15_design_atfork_child(struct surand_lock *lock, void *secret, size_t len,
+				    uint64_t *next_pull_ns)
+{
+	surand_p15_input_atfork_child();
+	surand_lock_init(lock, SURAND_LOCK_FUTEX);
+	/* Zero already where wipe-on-fork works; explicit for kind -1: the
+	 * child re-seeds rather than share its parent's pool. */
+	if (secret)
+		surand_wipe(secret, len);
+	__atomic_store_n(next_pull_ns, 0, __ATOMIC_RELAXED);
+}
+
 void surand_p15_input_counts(uint64_t *pulls, uint64_t *pooled)
 {
 	int cs;
@@ -402,11 +412,9 @@ void surand_p15_input_counts(uint64_t *pulls, uint64_t *pooled)
 int surand_nbpool_init(struct surand_nbpool *nb, enum surand_lock_kind kind)
 {
 	surand_lock_init(&nb->lock, kind);
-	if (!nb->st) {
-		nb->st = surand_secmem_alloc(sizeof(*nb->st));
-		if (!nb->st)
-			return -ENOMEM;
-	}
+	nb->st = surand_secmem_once(nb->st, sizeof(*nb->st));
+	if (!nb->st)
+		return -ENOMEM;
 	__atomic_store_n(&nb->next_pull_ns, 0, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -514,6 +522,29 @@ void surand_nbpool_atfork_child(struct surand_nbpool *nb)
 
 /* ==== 4. test hooks ========================================================= */
 #ifdef SURAND_TEST_BUILD
+void surand_p15_test_copy(const struct surand_p15 *p, struct surand_test_snapshot *s)
+{
+	unsigned i;
+
+	s->kind = SURAND_TEST_SNAP_POOL;
+	s->nwords = SURAND_P15_OUT_WORDS;
+	for (i = 0; i < SURAND_P15_OUT_WORDS; i++)
+		s->pool[i] = P15_LOAD(p->words[i]);
+	s->add_ptr = P15_LOAD(p->add_ptr);
+	s->input_rotate = P15_LOAD(p->input_rotate);
+}
+
+int surand_p15_test_writes(const struct surand_p15 *p, uint64_t *counts, uint32_t nwords)
+{
+	uint32_t i;
+
+	if (!p || nwords > SURAND_P15_OUT_WORDS)
+		return -1;
+	for (i = 0; i < nwords; i++)
+		counts[i] = P15_LOAD(p->writes[i]);
+	return 0;
+}
+
 int surand_nbpool_snapshot(struct surand_nbpool *nb, struct surand_test_snapshot *s)
 {
 	int cs, r = -1;
@@ -522,12 +553,7 @@ int surand_nbpool_snapshot(struct surand_nbpool *nb, struct surand_test_snapshot
 		return -1;
 	surand_lock(&nb->lock, &cs);
 	if (surand_p15_seeded(__atomic_load_n(&nb->st->valid, __ATOMIC_RELAXED))) {
-		s->kind = SURAND_TEST_SNAP_POOL;
-		s->nwords = SURAND_P15_OUT_WORDS;
-		for (int i = 0; i < SURAND_P15_OUT_WORDS; i++)
-			s->pool[i] = P15_LOAD(nb->st->words[i]);
-		s->add_ptr = nb->st->add_ptr;
-		s->input_rotate = nb->st->input_rotate;
+		surand_p15_test_copy(nb->st, s);
 		r = 0;
 	}
 	surand_unlock(&nb->lock, cs);
@@ -556,13 +582,6 @@ void surand_nbpool_test_drop(struct surand_nbpool *nb)
 
 int surand_nbpool_writes(struct surand_nbpool *nb, uint64_t *counts, uint32_t nwords)
 {
-	int cs;
-
-	if (!nb->st || nwords > SURAND_P15_OUT_WORDS)
-		return -1;
-	surand_lock(&nb->lock, &cs);
-	memcpy(counts, nb->st->writes, nwords * sizeof(uint64_t));
-	surand_unlock(&nb->lock, cs);
-	return 0;
+	return surand_p15_test_writes(nb->st, counts, nwords);
 }
 #endif

@@ -140,6 +140,27 @@ int surand_p15_input_pull(uint8_t *out, size_t n) SURAND_HIDDEN;
 /* Mixes bytes into the input pool (an event source). 0 or -errno. */
 int surand_p15_input_add(const void *buf, size_t n) SURAND_HIDDEN;
 void surand_p15_input_atfork_child(void) SURAND_HIDDEN;
+/*
+ * The fork-child reset of a lock-free 2015 design (salted, tso2015): the
+ * input pool, the design's writer lock, its secret state (len bytes; NULL
+ * before first use) and its pull schedule (pull before the next output).
+ */
+void surand_p15_design_atfork_child(struct surand_lock *lock, void *secret, size_t len,
+				    uint64_t *next_pull_ns) SURAND_HIDDEN;
+/*
+ * The fill and reseed hooks of a lock-free 2015 design: surand_p15_read over
+ * its p##_extract and p##_pull steps, and a pull now.
+ */
+#define SURAND_P15_READ_HOOKS(p, next_pull_ns)                                   \
+	static int p##_fill(void *buf, size_t len)                              \
+	{                                                                       \
+		return surand_p15_read(buf, len, &(next_pull_ns), NULL, p##_extract, \
+				       p##_pull);                                \
+	}                                                                       \
+	static int p##_reseed(void)                                             \
+	{                                                                       \
+		return p##_pull(NULL, surand_now_ns());                         \
+	}
 /* The input pool's pulls, and those of them that carried bytes of the
  * (credited) entropy pool. */
 void surand_p15_input_counts(uint64_t *pulls, uint64_t *pooled) SURAND_HIDDEN;
@@ -174,6 +195,12 @@ int surand_nbpool_writes(struct surand_nbpool *nb, uint64_t *counts, uint32_t nw
 /* Zeroes the pool's (and the input pool's) secret page, as a drop would. */
 void surand_nbpool_test_drop(struct surand_nbpool *nb) SURAND_HIDDEN;
 void surand_p15_test_drop_input(void) SURAND_HIDDEN;
+/* Copies p's words, add_ptr and input_rotate into s (relaxed loads). */
+void surand_p15_test_copy(const struct surand_p15 *p, struct surand_test_snapshot *s) SURAND_HIDDEN;
+/* Copies p's per-word write counts (atomic adds: no lock needed); 0, or -1
+ * when p is NULL or nwords too many. */
+int surand_p15_test_writes(const struct surand_p15 *p, uint64_t *counts, uint32_t nwords)
+	SURAND_HIDDEN;
 #endif
 
 #endif /* SURAND_GEN_POOL2015_H */

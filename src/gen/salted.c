@@ -268,29 +268,26 @@ static int salted_extract(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES])
 	return 0;
 }
 
-static int salted_fill(void *buf, size_t len)
-{
-	return surand_p15_read(buf, len, &next_pull_ns, NULL, salted_extract, salted_pull);
-}
+/* salted_reseed pulls now; the release folds every waiting hash in too. */
+SURAND_P15_READ_HOOKS(salted, next_pull_ns)
 
-/* ==== 5. control, fork, stats, test hooks =================================== */
+/* ==== 5. init, control, fork, stats, test hooks ============================= */
 
-static int salted_reseed(void)
+static int salted_init(void)
 {
-	/* Pulls now; the release folds every waiting hash in as well. */
-	return salted_pull(NULL, surand_now_ns());
+	surand_design_prepare();
+	sec = surand_secmem_once(sec, sizeof(*sec));
+	if (!sec)
+		return -ENOMEM;
+	mb_reset();
+	return 0;
 }
 
 static void salted_atfork_child(void)
 {
-	surand_p15_input_atfork_child();
-	surand_lock_init(&mix_lock, SURAND_LOCK_FUTEX);
-	/* Zero already where wipe-on-fork works; explicit for kind -1: the
-	 * child re-seeds rather than share its parent's pool and hashes. */
-	if (sec)
-		surand_wipe(sec, sizeof(*sec));
+	/* The secret holds the pool and the waiting hashes. */
+	surand_p15_design_atfork_child(&mix_lock, sec, sizeof(*sec), &next_pull_ns);
 	mb_reset();
-	__atomic_store_n(&next_pull_ns, 0, __ATOMIC_RELAXED);
 	n_direct_try = n_direct_wait = n_pulls = 0;
 	/* The forking thread's salt serial and count stay: with the new fork
 	 * generation the salts stay unique (surand_p15_salted_iv). */
@@ -349,18 +346,13 @@ static int salted_snapshot(int which, struct surand_test_snapshot *s)
 	unsigned i;
 	int cs = 0;
 
-	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !sec ||
+	if (!surand_test_one_state(which) || !sec ||
 	    !surand_p15_seeded(__atomic_load_n(&sec->pool.valid, __ATOMIC_ACQUIRE)))
 		return -1;
 	/* A consistent copy: under the lock (which the test may hold already). */
 	if (!tls_holding)
 		surand_lock(&mix_lock, &cs);
-	s->kind = SURAND_TEST_SNAP_POOL;
-	s->nwords = SURAND_P15_OUT_WORDS;
-	for (i = 0; i < SURAND_P15_OUT_WORDS; i++)
-		s->pool[i] = W_LOAD(sec->pool.words[i]);
-	s->add_ptr = sec->pool.add_ptr;
-	s->input_rotate = sec->pool.input_rotate;
+	surand_p15_test_copy(&sec->pool, s);
 	/* Hashes waiting in the buffer are state too (they regenerate output). */
 	head = __atomic_load_n(&mb_head, __ATOMIC_ACQUIRE);
 	tail = __atomic_load_n(&mb_tail, __ATOMIC_ACQUIRE);
@@ -387,28 +379,11 @@ static void salted_drop(void)
 
 static int salted_writes(int which, uint64_t *counts, uint32_t nwords)
 {
-	int cs;
-
-	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !sec || nwords > SURAND_P15_OUT_WORDS)
+	if (!surand_test_one_state(which) || !sec)
 		return -1;
-	surand_lock(&mix_lock, &cs);
-	memcpy(counts, sec->pool.writes, nwords * sizeof(uint64_t));
-	mixback_release(cs);
-	return 0;
+	return surand_p15_test_writes(&sec->pool, counts, nwords);
 }
 #endif
-
-static int salted_init(void)
-{
-	surand_design_prepare();
-	if (!sec) {
-		sec = surand_secmem_alloc(sizeof(*sec));
-		if (!sec)
-			return -ENOMEM;
-	}
-	mb_reset();
-	return 0;
-}
 
 const struct surand_backend surand_backend_salted = {
 	.name = "salted",

@@ -210,7 +210,13 @@ static int task_fill(void *buf, size_t len)
 	}
 }
 
-/* ==== 4. thread exit, control, fork, stats, test hooks ====================== */
+/* ==== 4. init, thread exit, control, fork, stats, test hooks ================ */
+
+static int task_init(void)
+{
+	surand_design_prepare();
+	return surand_nbpool_init(&task_pool, SURAND_LOCK_FUTEX);
+}
 
 static void task_thread_exit(void)
 {
@@ -308,7 +314,7 @@ static int task_snapshot(int which, struct surand_test_snapshot *s)
 {
 	struct task_slot *t = tls_slot;
 
-	if (which != SURAND_TEST_SNAP_LAST && which != 0)
+	if (!surand_test_one_state(which))
 		return -1;
 	if (which == SURAND_TEST_SNAP_LAST && t && surand_ready(t->valid) && t->switched && t->gen) {
 		s->kind = SURAND_TEST_SNAP_CHACHA;
@@ -337,17 +343,11 @@ static void task_drop(void)
 
 static int task_writes(int which, uint64_t *counts, uint32_t nwords)
 {
-	if (which != SURAND_TEST_SNAP_LAST && which != 0)
+	if (!surand_test_one_state(which))
 		return -1;
 	return surand_nbpool_writes(&task_pool, counts, nwords);
 }
 #endif
-
-static int task_init(void)
-{
-	surand_design_prepare();
-	return surand_nbpool_init(&task_pool, SURAND_LOCK_FUTEX);
-}
 
 const struct surand_backend surand_backend_taskcrng = {
 	.name = "taskcrng",

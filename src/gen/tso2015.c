@@ -120,28 +120,24 @@ static int tso_extract(void *ctx, uint8_t out[SURAND_P15_EXTRACT_BYTES])
 	return 0;
 }
 
-static int tso_fill(void *buf, size_t len)
-{
-	return surand_p15_read(buf, len, &next_pull_ns, NULL, tso_extract, tso_pull);
-}
+SURAND_P15_READ_HOOKS(tso, next_pull_ns)
 
-/* ==== 5. control, fork, stats, test hooks =================================== */
+/* ==== 5. init, control, fork, stats, test hooks ============================= */
 
-static int tso_reseed(void)
+static int tso_init(void)
 {
-	return tso_pull(NULL, surand_now_ns());
+	surand_design_prepare();
+	mix_flags = surand_design_config()->tso_atomic ? SURAND_P15_MIX_ATOMIC_ADD : 0;
+	pool = surand_secmem_once(pool, sizeof(*pool));
+	if (!pool)
+		return -ENOMEM;
+	return 0;
 }
 
 static void tso_atfork_child(void)
 {
-	surand_p15_input_atfork_child();
-	surand_lock_init(&pull_lock, SURAND_LOCK_FUTEX);
-	/* Zero already where wipe-on-fork works; explicit for kind -1: the
-	 * child re-seeds rather than share its parent's pool. */
-	if (pool)
-		surand_wipe(pool, sizeof(*pool));
+	surand_p15_design_atfork_child(&pull_lock, pool, sizeof(*pool), &next_pull_ns);
 	__atomic_store_n(&add_pos, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&next_pull_ns, 0, __ATOMIC_RELAXED);
 	n_pulls = pull_words = 0;
 	/* The forking thread's salt serial and count stay: with the new fork
 	 * generation the salts stay unique (surand_p15_salted_iv). */
@@ -173,18 +169,13 @@ static void tso_stats(struct surand_stats *st)
 
 static int tso_snapshot(int which, struct surand_test_snapshot *s)
 {
-	unsigned i;
-
-	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !pool ||
+	if (!surand_test_one_state(which) || !pool ||
 	    !surand_p15_seeded(__atomic_load_n(&pool->valid, __ATOMIC_ACQUIRE)))
 		return -1;
-	s->kind = SURAND_TEST_SNAP_POOL;
-	s->nwords = SURAND_P15_OUT_WORDS;
-	for (i = 0; i < SURAND_P15_OUT_WORDS; i++)
-		s->pool[i] = __atomic_load_n(&pool->words[i], __ATOMIC_RELAXED);
+	surand_p15_test_copy(pool, s);
+	/* The lock-free mixback counts its own add position. */
 	s->add_ptr = (uint32_t)(0 - __atomic_load_n(&add_pos, __ATOMIC_RELAXED)) &
 		     (SURAND_P15_OUT_WORDS - 1);
-	s->input_rotate = __atomic_load_n(&pool->input_rotate, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -196,27 +187,9 @@ static void tso_drop(void)
 
 static int tso_writes(int which, uint64_t *counts, uint32_t nwords)
 {
-	uint32_t i;
-
-	if ((which != SURAND_TEST_SNAP_LAST && which != 0) || !pool || nwords > SURAND_P15_OUT_WORDS)
-		return -1;
-	for (i = 0; i < nwords; i++)
-		counts[i] = __atomic_load_n(&pool->writes[i], __ATOMIC_RELAXED);
-	return 0;
+	return surand_test_one_state(which) ? surand_p15_test_writes(pool, counts, nwords) : -1;
 }
 #endif
-
-static int tso_init(void)
-{
-	surand_design_prepare();
-	mix_flags = surand_design_config()->tso_atomic ? SURAND_P15_MIX_ATOMIC_ADD : 0;
-	if (!pool) {
-		pool = surand_secmem_alloc(sizeof(*pool));
-		if (!pool)
-			return -ENOMEM;
-	}
-	return 0;
-}
 
 const struct surand_backend surand_backend_tso2015 = {
 	.name = "tso2015",
