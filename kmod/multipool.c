@@ -24,38 +24,19 @@ static int multipool_init(void)
 {
 	int i;
 
-	mp_npools = surand_node_count(&mp_simulated);
-	mp_pools = surand_kzalloc(mp_npools * sizeof(*mp_pools), GFP_KERNEL);
+	mp_pools = (struct surand_pool **)surand_node_table(&mp_npools, &mp_simulated,
+							    sizeof(struct surand_pool));
 	if (!mp_pools)
 		return -ENOMEM;
-	for (i = 0; i < mp_npools; i++) {
-		/* Real nodes: each pool in its node's memory (node may be offline: any). */
-		mp_pools[i] = surand_kzalloc_node(sizeof(struct surand_pool), GFP_KERNEL,
-						  surand_node_home(i, mp_simulated));
-		if (!mp_pools[i])
-			goto fail;
+	for (i = 0; i < mp_npools; i++)
 		surand_pool_init(mp_pools[i]);
-	}
 	return 0;
-fail:
-	while (i--) {
-		surand_pool_wipe(mp_pools[i]);
-		surand_kfree(mp_pools[i]);
-	}
-	surand_kfree(mp_pools);
-	mp_pools = NULL;
-	return -ENOMEM;
 }
 
 static void multipool_exit(void)
 {
-	int i;
-
-	for (i = 0; i < mp_npools; i++) {
-		surand_pool_wipe(mp_pools[i]);
-		surand_kfree(mp_pools[i]);
-	}
-	surand_kfree(mp_pools);
+	/* Freeing wipes each pool (surand_kfree). */
+	surand_node_table_free((void **)mp_pools, mp_npools);
 	mp_pools = NULL;
 }
 

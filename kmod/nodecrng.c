@@ -57,13 +57,11 @@ static void nc_set_key(struct nc_crng *c, const u8 *b, bool xor)
 	}
 }
 
-static struct nc_crng *nc_alloc(int node)
+/* A zeroed CRNG made ready: its lock, and its whole state random. */
+static void nc_init(struct nc_crng *c)
 {
-	struct nc_crng *c = surand_kzalloc_node(sizeof(*c), GFP_KERNEL, node);
 	u8 seed[48];
 
-	if (!c)
-		return NULL;
 	spin_lock_init(&c->lock);
 	/* crng_initialize(): the whole state from random bytes. */
 	get_random_bytes(seed, sizeof(seed));
@@ -72,7 +70,6 @@ static struct nc_crng *nc_alloc(int node)
 	memcpy(&c->nonce, seed + 40, 8);
 	memzero_explicit(seed, sizeof(seed));
 	c->init_time = jiffies;
-	return c;
 }
 
 static void nc_block(struct nc_crng *c, u8 out[SURAND_CHACHA20_BLOCK_SIZE]);
@@ -115,45 +112,33 @@ static void nc_block(struct nc_crng *c, u8 out[SURAND_CHACHA20_BLOCK_SIZE])
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
+static void nodecrng_exit(void)
+{
+	/* Freeing wipes every key (surand_kfree). */
+	surand_node_table_free((void **)nc_nodes, nc_count);
+	surand_kfree(nc_primary);
+	nc_nodes = NULL;
+	nc_primary = NULL;
+}
+
 static int nodecrng_init(void)
 {
 	int i;
 
-	nc_count = surand_node_count(&nc_simulated);
-	nc_nodes = surand_kzalloc(nc_count * sizeof(*nc_nodes), GFP_KERNEL);
-	if (!nc_nodes)
+	nc_nodes = (struct nc_crng **)surand_node_table(&nc_count, &nc_simulated,
+							sizeof(struct nc_crng));
+	nc_primary = surand_kzalloc(sizeof(*nc_primary), GFP_KERNEL);
+	if (!nc_nodes || !nc_primary) {
+		nodecrng_exit();
 		return -ENOMEM;
-	nc_primary = nc_alloc(NUMA_NO_NODE);
-	if (!nc_primary)
-		goto fail;
+	}
+	nc_init(nc_primary);
 	for (i = 0; i < nc_count; i++) {
-		nc_nodes[i] = nc_alloc(surand_node_home(i, nc_simulated));
-		if (!nc_nodes[i])
-			goto fail;
+		nc_init(nc_nodes[i]);
 		/* Born stale (init_time - CRNG_RESEED_INTERVAL - 1): the first use reseeds. */
 		nc_nodes[i]->init_time = jiffies - NC_RESEED_S * HZ - 1;
 	}
 	return 0;
-fail:
-	for (i = 0; i < nc_count; i++)
-		surand_kfree(nc_nodes[i]);
-	surand_kfree(nc_primary);
-	surand_kfree(nc_nodes);
-	nc_nodes = NULL;
-	nc_primary = NULL;
-	return -ENOMEM;
-}
-
-static void nodecrng_exit(void)
-{
-	int i;
-
-	for (i = 0; i < nc_count; i++)
-		surand_kfree(nc_nodes[i]); /* wiped: keys */
-	surand_kfree(nc_primary);
-	surand_kfree(nc_nodes);
-	nc_nodes = NULL;
-	nc_primary = NULL;
 }
 
 static int nodecrng_begin(struct surand_req *req, size_t len)

@@ -275,11 +275,7 @@ static ssize_t salted_hold_write(struct file *f, const char __user *ubuf, size_t
 	return len;
 }
 
-static const struct file_operations salted_hold_fops = {
-	.owner = THIS_MODULE,
-	.write = salted_hold_write,
-	.llseek = noop_llseek,
-};
+SURAND_WRITE_ONLY_FOPS(salted_hold_fops, salted_hold_write);
 
 static int salted_init(void)
 {

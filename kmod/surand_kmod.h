@@ -80,6 +80,14 @@ struct surand_design {
 	.name = #p, .init = p##_init, .exit = p##_exit, .begin = p##_begin,     \
 	.mix = p##_mix, .stats = p##_stats
 
+/* The file_operations of a debugfs control that only takes writes. */
+#define SURAND_WRITE_ONLY_FOPS(name, write_fn)                                  \
+	static const struct file_operations name = {                            \
+		.owner = THIS_MODULE,                                           \
+		.write = write_fn,                                              \
+		.llseek = noop_llseek,                                          \
+	}
+
 extern const struct surand_design surand_design_legacy;
 extern const struct surand_design surand_design_multipool;
 extern const struct surand_design surand_design_taskcrng;
@@ -138,9 +146,10 @@ extern struct dentry *surand_debugfs_dir;
 #define SURAND_MAX_NODE_POOLS 64
 /* The pool or node CRNG index of a CPU: simulated nodes, or its NUMA node folded. */
 int surand_node_index(int cpu, int count, bool simulated);
-/* Pools / node CRNGs a per-node design keeps, and the node each one lives on. */
-int surand_node_count(bool *simulated);
-int surand_node_home(int i, bool simulated);
+/* A per-node design's pools / node CRNGs: one zeroed object of size bytes per
+ * node, each in its node's memory; freed (wiped) with their table. */
+void **surand_node_table(int *count, bool *simulated, size_t size);
+void surand_node_table_free(void **t, int count);
 
 /* ---- the 2015 nonblocking pool (pool.c), shared by three designs --------- */
 #define SURAND_POOL_WORDS 32      /* 1024 bits, as the nonblocking pool */

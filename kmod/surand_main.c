@@ -174,7 +174,7 @@ int surand_node_index(int cpu, int count, bool simulated)
  * Return: nodes= when set, else the NUMA nodes folded into
  * SURAND_MAX_NODE_POOLS; at least 1.
  */
-int surand_node_count(bool *simulated)
+static int surand_node_count(bool *simulated)
 {
 	*simulated = surand_param_nodes > 0;
 	if (*simulated)
@@ -182,16 +182,54 @@ int surand_node_count(bool *simulated)
 	return max_t(int, 1, min_t(int, nr_node_ids, SURAND_MAX_NODE_POOLS));
 }
 
-/**
- * surand_node_home() - the node whose memory holds pool (or node CRNG) @i
- * @i: the index, 0..count-1
- * @simulated: as surand_node_count() set it
- *
- * Return: node @i when it is a real node that is online, else NUMA_NO_NODE.
- */
-int surand_node_home(int i, bool simulated)
+/* The node whose memory holds object @i: node @i when it is real and online. */
+static int surand_node_home(int i, bool simulated)
 {
 	return (!simulated && i < nr_node_ids && node_online(i)) ? i : NUMA_NO_NODE;
+}
+
+/**
+ * surand_node_table() - a zeroed object per node, each in its node's memory
+ * @count: set to the number of objects (nodes= when set, else the NUMA
+ *         nodes folded into SURAND_MAX_NODE_POOLS; at least 1)
+ * @simulated: set to true when nodes= simulates the nodes
+ * @size: one object's size
+ *
+ * Return: a table of @count objects, or NULL with nothing left allocated.
+ */
+void **surand_node_table(int *count, bool *simulated, size_t size)
+{
+	void **t;
+	int i;
+
+	*count = surand_node_count(simulated);
+	t = surand_kzalloc(*count * sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return NULL;
+	for (i = 0; i < *count; i++) {
+		t[i] = surand_kzalloc_node(size, GFP_KERNEL, surand_node_home(i, *simulated));
+		if (!t[i]) {
+			surand_node_table_free(t, i);
+			return NULL;
+		}
+	}
+	return t;
+}
+
+/**
+ * surand_node_table_free() - frees (wiping) a node table's objects and itself
+ * @t: the table, or NULL
+ * @count: how many objects it holds
+ */
+void surand_node_table_free(void **t, int count)
+{
+	int i;
+
+	if (!t)
+		return;
+	for (i = 0; i < count; i++)
+		surand_kfree(t[i]);
+	surand_kfree(t);
 }
 
 void __percpu *surand_alloc_percpu(size_t size, size_t align)

@@ -528,11 +528,7 @@ static ssize_t tc_fill_write(struct file *f, const char __user *ubuf, size_t len
 	return len;
 }
 
-static const struct file_operations tc_fill_fops = {
-	.owner = THIS_MODULE,
-	.write = tc_fill_write,
-	.llseek = noop_llseek,
-};
+SURAND_WRITE_ONLY_FOPS(tc_fill_fops, tc_fill_write);
 
 static int taskcrng_init(void)
 {
