@@ -880,55 +880,89 @@ static int exec_child(const char *serial)
 	return 0;
 }
 
+/*
+ * Forks n readers of DEV that each read len bytes (as uid 1000 when
+ * drop_root), report on a pipe and stay alive (so their entries stay
+ * uncollectable) until release_readers(); returns once all have reported.
+ * A child's exit status names the step that failed.
+ */
+static int hold_readers(pid_t *kids, int n, int drop_root, size_t len)
+{
+	int ready[2], go[2], i;
+	unsigned char b[64];
+	char c;
+
+	CHECK(len <= sizeof(b) && pipe(ready) == 0 && pipe(go) == 0, "pipe");
+	for (i = 0; i < n; i++) {
+		kids[i] = fork();
+		CHECK(kids[i] >= 0, "fork");
+		if (kids[i] == 0) {
+			int fd;
+
+			close(go[1]);
+			if (drop_root && (setgid(1000) || setuid(1000)))
+				_exit(2);
+			fd = open(DEV, O_RDONLY);
+			if (fd < 0 || read(fd, b, len) != (ssize_t)len || all_zero(b, len))
+				_exit(3);
+			if (write(ready[1], "r", 1) != 1)
+				_exit(4);
+			if (read(go[0], &c, 1) < 0)
+				_exit(5);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	close(ready[1]);
+	for (i = 0; i < n; i++)
+		CHECK(read(ready[0], &c, 1) == 1, "child %d did not report", i);
+	close(ready[0]);
+	return go[1];
+}
+
+/* Lets hold_readers()'s children exit (go: what it returned) and checks they all succeeded. */
+static void release_readers(const pid_t *kids, int n, int go)
+{
+	int i, status;
+
+	close(go);
+	for (i = 0; i < n; i++) {
+		CHECK(waitpid(kids[i], &status, 0) == kids[i], "waitpid");
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed (%d)",
+		      WEXITSTATUS(status));
+	}
+}
+
+/* The table's entries once the collector (collect_ms=100) has had up to 5 s
+ * to free those of gone processes. */
+static long long entries_after_collect(void)
+{
+	int i;
+
+	for (i = 0; i < 100 && stat_get("entries") > 0; i++)
+		msleep(50);
+	return stat_get("entries");
+}
+
 /* taskcrng (max_tasks=16, collect_ms=100): the cap holds under a fork loop. */
 #define CAP_CHILDREN 48
 static void t_tc_table_cap(void)
 {
 	long long cap = stat_get("max_tasks"), full0 = stat_get("table_full"), ent;
-	int ready[2], go[2], i, status;
 	pid_t kids[CAP_CHILDREN];
-	char c;
+	int go;
 
 	CHECK(cap == 16, "max_tasks = %lld, this test wants 16", cap);
-	CHECK(pipe(ready) == 0 && pipe(go) == 0, "pipe");
-	for (i = 0; i < CAP_CHILDREN; i++) {
-		kids[i] = fork();
-		CHECK(kids[i] >= 0, "fork");
-		if (kids[i] == 0) {
-			unsigned char b[64];
-			int fd = open(DEV, O_RDONLY);
-
-			close(go[1]);
-			if (fd < 0 || read(fd, b, 64) != 64 || all_zero(b, 64))
-				_exit(2);
-			if (write(ready[1], "r", 1) != 1)
-				_exit(3);
-			/* Stay alive (uncollectable) until the parent has looked. */
-			if (read(go[0], &c, 1) < 0)
-				_exit(4);
-			_exit(0);
-		}
-	}
-	close(go[0]);
-	for (i = 0; i < CAP_CHILDREN; i++)
-		CHECK(read(ready[0], &c, 1) == 1, "child %d did not report", i);
+	go = hold_readers(kids, CAP_CHILDREN, 0, 64);
 	ent = stat_get("entries");
 	CHECK(ent <= cap, "entries = %lld over max_tasks = %lld", ent, cap);
 	CHECK(ent == cap, "entries = %lld, want the table full (%lld)", ent, cap);
 	CHECK(stat_get("table_full") - full0 >= CAP_CHILDREN - cap,
 	      "table_full moved by %lld, want >= %lld", stat_get("table_full") - full0,
 	      CAP_CHILDREN - cap);
-	close(go[1]); /* release them */
-	for (i = 0; i < CAP_CHILDREN; i++) {
-		CHECK(waitpid(kids[i], &status, 0) == kids[i], "waitpid");
-		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed (%d)",
-		      WEXITSTATUS(status));
-	}
-	/* The collector (every 100 ms) frees the entries of the gone processes. */
-	for (i = 0; i < 100 && stat_get("entries") > 0; i++)
-		msleep(50);
-	CHECK(stat_get("entries") == 0, "%lld entries left 5 s after their processes exited",
-	      stat_get("entries"));
+	release_readers(kids, CAP_CHILDREN, go);
+	ent = entries_after_collect();
+	CHECK(ent == 0, "%lld entries left 5 s after their processes exited", ent);
 	CHECK(stat_get("entries_collected") >= cap, "entries_collected < %lld", cap);
 }
 
@@ -1348,39 +1382,16 @@ static void t_tc_rekey(void)
 static void t_tc_per_uid(void)
 {
 	long long full0 = stat_get("uid_full"), ent0;
-	int ready[2], go[2], i, status, fd;
 	pid_t kids[UID_KIDS];
 	unsigned char b[16];
-	char c;
+	int go, fd;
 
 	CHECK(stat_get("max_tasks_per_uid") == 8, "max_tasks_per_uid %lld, want 8",
 	      stat_get("max_tasks_per_uid"));
 	/* The earlier tests' processes are gone: their entries go within collect_ms=100. */
-	for (i = 0; i < 100 && stat_get("entries") > 0; i++)
-		msleep(50);
-	ent0 = stat_get("entries");
+	ent0 = entries_after_collect();
 	CHECK(ent0 == 0, "%lld entries of gone processes left after 5 s", ent0);
-	CHECK(pipe(ready) == 0 && pipe(go) == 0, "pipe");
-	for (i = 0; i < UID_KIDS; i++) {
-		kids[i] = fork();
-		CHECK(kids[i] >= 0, "fork");
-		if (kids[i] == 0) {
-			close(go[1]);
-			if (setgid(1000) || setuid(1000))
-				_exit(2);
-			fd = open(DEV, O_RDONLY);
-			if (fd < 0 || read(fd, b, 16) != 16)
-				_exit(3);
-			if (write(ready[1], "r", 1) != 1)
-				_exit(4);
-			if (read(go[0], &c, 1) < 0)
-				_exit(5);
-			_exit(0);
-		}
-	}
-	close(go[0]);
-	for (i = 0; i < UID_KIDS; i++)
-		CHECK(read(ready[0], &c, 1) == 1, "child %d did not report", i);
+	go = hold_readers(kids, UID_KIDS, 1, 16);
 	CHECK(stat_get("entries") - ent0 == 8, "uid 1000's %d readers hold %lld entries, want 8",
 	      UID_KIDS, stat_get("entries") - ent0);
 	CHECK(stat_get("uid_full") - full0 >= UID_KIDS - 8, "uid_full moved by %lld, want >= %d",
@@ -1390,12 +1401,7 @@ static void t_tc_per_uid(void)
 	read_full(fd, b, 16);
 	CHECK(self_get("tracked") == 1, "root was refused an entry while uid 1000 is at its cap");
 	close(fd);
-	close(go[1]);
-	for (i = 0; i < UID_KIDS; i++) {
-		CHECK(waitpid(kids[i], &status, 0) == kids[i], "waitpid");
-		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed (%d)",
-		      WEXITSTATUS(status));
-	}
+	release_readers(kids, UID_KIDS, go);
 }
 
 /*
