@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -644,6 +645,31 @@ static void body_chi2(void)
 }
 
 /* ---- bad input ------------------------------------------------------------- */
+
+/*
+ * A design chosen again before the first draw (another chosen in between)
+ * keeps what its first set-up allocated: 50 more rounds of choosing leave
+ * the heap as one round left it, and the design then serves.
+ */
+static void body_chosen_again(void)
+{
+	const char *other = strcmp(cur_backend, "thread") ? "thread" : "percpu";
+	struct surand_stats st;
+	uint8_t a[64], b[64];
+	size_t heap;
+	int i;
+
+	C_ASSERT(surand_set_backend(other) == 0 && surand_set_backend(cur_backend) == 0);
+	heap = mallinfo2().uordblks;
+	for (i = 0; i < 50; i++)
+		C_ASSERT(surand_set_backend(other) == 0 && surand_set_backend(cur_backend) == 0);
+	C_ASSERT_MSG(mallinfo2().uordblks == heap, "50 rounds of choosing grew the heap %zu -> %zu",
+		     heap, (size_t)mallinfo2().uordblks);
+	surand_bytes(a, sizeof(a));
+	surand_bytes(b, sizeof(b));
+	C_ASSERT(!t_all_zero(a, sizeof(a)) && memcmp(a, b, sizeof(a)) != 0);
+	C_ASSERT(surand_stats(&st, sizeof(st)) == 0 && strcmp(st.backend, cur_backend) == 0);
+}
 
 static void body_badinput(void)
 {
@@ -2167,6 +2193,7 @@ static const struct bcase contract[] = {
 	{ "signal", body_signal, NULL, 0, NULL },
 	{ "chi2", body_chi2, NULL, 0, NULL },
 	{ "badinput", body_badinput, NULL, 0, NULL },
+	{ "chosen_again", body_chosen_again, NULL, 0, NULL },
 	{ "dropped", body_dropped, NULL, 0, NULL },
 	{ "drop_during_pull", body_drop_during_pull, NULL, 0, "legacy,legacy-spin,multipool,salted,tso2015" },
 	{ "backtrack_per_call", body_backtrack_per_call, NULL, SURAND_BP_BACKTRACK_PER_CALL, NULL },
