@@ -1,8 +1,9 @@
 /*
  * common.c - helpers the generator designs share (instead of copying them):
  * kernel folds and one-use-key fills (backend.h), the per-slot control
- * records and the test drop helpers (designs.h).  The lock, the topology and the slab have files of
- * their own (gen/lock.c, gen/topology.c, gen/slab.c).
+ * records and the test drop helpers (designs.h).  The lock, the topology
+ * and the slab have files of their own (gen/lock.c, gen/topology.c,
+ * gen/slab.c).
  * SPDX-License-Identifier: MIT
  */
 #include "gen/backend.h"

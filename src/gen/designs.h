@@ -4,7 +4,7 @@
  *   1. bench counters (no-ops outside bench builds)
  *   2. what every design's init calls first; per-slot arrays
  *   3. the backends of this family, for the registry
- *   4. test snapshots of a backend's state (test builds only)
+ *   4. test helpers: snapshots and drops of a backend's state (test builds)
  *
  * and, each in its own header, the lock (gen/lock.h), the CPU and NUMA
  * topology (gen/topology.h), the slab of per-thread slots (gen/slab.h) and
@@ -50,9 +50,10 @@ extern uint32_t surand_full_fence_word SURAND_HIDDEN;
 
 /* ==== 2. what every design's init calls first; per-slot arrays ===============
  *
- * First the topology (sysfs, read once) and the vDSO lookup, so that nothing a design calls later (surand_fold_kernel,
- * the kernel path) needs dlopen.  The front end looks the vDSO up at set-up
- * as well; this keeps a design independent of that.
+ * First the topology (sysfs, read once) and the vDSO lookup, so that
+ * nothing a design calls later (surand_fold_kernel, the kernel path) needs
+ * dlopen.  The front end looks the vDSO up at set-up as well; this keeps a
+ * design independent of that.
  */
 static inline void surand_design_prepare(void)
 {
