@@ -90,6 +90,12 @@ SURAND_API void surand_stream_bytes(struct surand_stream *s, void *buf, size_t l
 				n = STREAM_PERIOD_BLOCKS - block;
 			if (n > STREAM_MAX_CALL_BLOCKS)
 				n = STREAM_MAX_CALL_BLOCKS;
+			/* A block buffered here (a seek back to its start keeps it) is
+			 * passed over: it must not serve the next partial block. */
+			if (s->buf_valid) {
+				surand_wipe(s->buf, sizeof(s->buf));
+				s->buf_valid = 0;
+			}
 			surand_chacha20_blocks(s->key, block, s->nonce, out, (size_t)n);
 			out += n * STREAM_BLOCK_BYTES;
 			len -= n * STREAM_BLOCK_BYTES;

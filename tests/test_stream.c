@@ -382,6 +382,26 @@ static void seek_equals_read(void)
 	surand_stream_seek(&s, 23);
 	surand_stream_bytes(&s, got, 100);
 	T_ASSERT_MEM_EQ(got, whole + 23, 100);
+	/* back to the start of a buffered block, then whole blocks and a tail:
+	 * the tail is the block after them, never the one buffered before */
+	{
+		static const unsigned pre_len[] = { 1, 10, 63, 64 + 5 };
+		static const unsigned to[] = { 0, 64 };
+		static const unsigned read_len[] = { 64, 65, 100, 128 + 17 };
+		unsigned a, b, c;
+
+		for (a = 0; a < sizeof(pre_len) / sizeof(pre_len[0]); a++)
+			for (b = 0; b < sizeof(to) / sizeof(to[0]); b++)
+				for (c = 0; c < sizeof(read_len) / sizeof(read_len[0]); c++) {
+					surand_stream_init(&s, seed, 5);
+					surand_stream_bytes(&s, got, pre_len[a]);
+					surand_stream_seek(&s, to[b]);
+					surand_stream_bytes(&s, got, read_len[c]);
+					T_ASSERT_MSG(memcmp(got, whole + to[b], read_len[c]) == 0,
+						     "read %u, seek %u, read %u", pre_len[a], to[b],
+						     read_len[c]);
+				}
+	}
 	surand_stream_wipe(&s);
 	free(whole);
 	free(got);
