@@ -101,6 +101,7 @@ static int reseed_locked(enum surand_reseed_cause cause)
 	surand_wipe(k, sizeof(k));
 	surand_wipe(seed, sizeof(seed));
 	surand_wipe(block, sizeof(block));
+	surand_scrub_vector_regs(); /* the body's and memcpy's copies of the new key */
 	__atomic_store_n(&next_reseed_ns, now + surand_base_interval_ns(now), __ATOMIC_RELAXED);
 	/* Consumers keyed from the old key re-key before their next output.
 	 * Release, paired with surand_base_generation()'s acquire: a consumer
