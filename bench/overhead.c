@@ -37,8 +37,9 @@
  *                         stored, 4 bytes copied out and zeroed: no guarantee
  *   + generation check    the slot's generation against the shared word
  *   + re-check            the generation read again after the copy
- *   + busy mark           a thread word set before and cleared after
- *   + return address, counter   the draw's whole work, as surand.h does it
+ *   + busy mark           a thread word (the frame address, tagged with the
+ *                         return address) set before and cleared after
+ *   + draw counter        the draw's whole work, as surand.h does it
  * Exit status 0; 64 on a bad option.
  * SPDX-License-Identifier: MIT
  */
@@ -112,12 +113,11 @@ LOOP(t_b16, (surand_bytes(buf, 16), buf[0]))
 /* ---- the inline draw taken apart ---------------------------------------------------- */
 
 /* Which of the inline draw's steps a model row takes (constants once inlined). */
-enum { M_GEN = 1, M_RECHECK = 2, M_MARK = 4, M_RET_COUNT = 8 };
+enum { M_GEN = 1, M_RECHECK = 2, M_MARK = 4, M_COUNT = 8 };
 
 static struct surand_inline_slot *m_slot;
 static uint64_t m_base_gen = 1;               /* the shared word (never 0) */
 static uintptr_t m_state = SURAND_INLINE_IDLE; /* the busy mark */
-static uintptr_t m_ret;
 static struct surand_inline_thread m_view;
 static __thread struct surand_inline_thread *m_tls; /* as surand.h's view pointer */
 
@@ -146,9 +146,10 @@ static inline __attribute__((always_inline)) uint32_t model_draw(unsigned parts)
 	if (parts & M_MARK) {
 		if (__builtin_expect(*state != SURAND_INLINE_IDLE, 0))
 			return model_refill();
-		if (parts & M_RET_COUNT)
-			*t->call_ret = (uintptr_t)__builtin_return_address(0);
-		*state = (uintptr_t)__builtin_dwarf_cfa();
+		__atomic_store_n(state,
+				 surand_inline_mark_((uintptr_t)__builtin_dwarf_cfa(),
+						     (uintptr_t)__builtin_return_address(0)),
+				 __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	}
 	pos = s->pos;
@@ -166,7 +167,7 @@ static inline __attribute__((always_inline)) uint32_t model_draw(unsigned parts)
 	if ((parts & M_RECHECK) && __builtin_expect(SURAND_INLINE_RECHECK_(&s->gen) != gen, 0))
 		goto slow;
 	s->pos = pos + 4;
-	if (parts & M_RET_COUNT)
+	if (parts & M_COUNT)
 		__atomic_store_n(&t->words[0], t->words[0] + 1, __ATOMIC_RELAXED);
 	if (parts & M_MARK) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -190,7 +191,6 @@ static int model_setup(void)
 	m_slot->pos = SURAND_INLINE_BATCH_BYTES; /* empty: the first draw refills */
 	m_view.slot = m_slot;
 	m_view.call_state = &m_state;
-	m_view.call_ret = &m_ret;
 	m_view.base_gen = &m_base_gen;
 	m_tls = &m_view;
 	return 0;
@@ -200,7 +200,7 @@ LOOP(m_chain, model_draw(0))
 LOOP(m_gen, model_draw(M_GEN))
 LOOP(m_recheck, model_draw(M_GEN | M_RECHECK))
 LOOP(m_mark, model_draw(M_GEN | M_RECHECK | M_MARK))
-LOOP(m_whole, model_draw(M_GEN | M_RECHECK | M_MARK | M_RET_COUNT))
+LOOP(m_whole, model_draw(M_GEN | M_RECHECK | M_MARK | M_COUNT))
 LOOP(m_inline, surand_u32())
 
 /* Rust rand's thread_rng() loop, next_u32() inlined (bench/rust-rand), when built. */
@@ -263,8 +263,8 @@ static struct row mrows[] = {
 	{"position chain: load, check, 4-byte copy + zero, store", m_chain, 0, 0},
 	{"  + generation check (slot's copy vs the shared word)", m_gen, 1, 0},
 	{"  + re-check of the generation after the copy", m_recheck, 1, 0},
-	{"  + busy mark set and cleared (signal reentrancy)", m_mark, 1, 0},
-	{"  + return address and draw counter: the whole draw", m_whole, 1, 0},
+	{"  + busy mark (tagged frame address) set and cleared", m_mark, 1, 0},
+	{"  + draw counter: the whole draw", m_whole, 1, 0},
 	{"surand_u32() inline (SURAND_INLINE), libsurand.so", m_inline, 1, 0},
 	{"rust thread_rng next_u32, native loop (inlined)", m_rust, 1, 0},
 };

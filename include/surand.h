@@ -312,17 +312,50 @@ void surand_stream_wipe(struct surand_stream *s);
  * (surand_u32)() and &surand_u32 still name the library's functions.
  *
  * The price: the program reads the library's per-thread state through the
- * frozen layout below (ABI 1, symbol version SURAND_INLINE_1), tied to the
+ * frozen layout below (ABI 2, symbol version SURAND_INLINE_1), tied to the
  * library's major version (libsurand.so.1).  A library of another layout
  * refuses it at run time: surand_inline_thread() returns NULL and every draw
  * takes the call.  Without SURAND_INLINE this section declares nothing else.
  */
 #if defined(SURAND_INLINE) || defined(SURAND_INLINE_DECLARE)
-#define SURAND_INLINE_ABI 1u
+/* ABI 2: the layout of ABI 1, the busy mark in one word (ABI 1 stored the
+ * return address apart; a library of ABI 2 still serves such a header). */
+#define SURAND_INLINE_ABI 2u
 #define SURAND_INLINE_BATCH_BYTES 4032u        /* bytes of a thread's batch */
 #define SURAND_INLINE_IDLE ((uintptr_t)1)      /* the busy mark: no call in progress */
 
-/* A thread's batch page, ABI 1 (4096 bytes, page-aligned).  Read and written
+/*
+ * The busy mark of a call or an inline draw: one word, stored by one
+ * instruction, so a signal lands before it or after it, never between two
+ * halves.  It holds the canonical frame address of the function that draws
+ * and, where that address fits in 48 bits (every stack the kernel or glibc
+ * maps; a larger one goes without), bit 63 set and the low 15 bits of the
+ * return address in bits 48-62: what tells the library a live call, whose
+ * return address is still in its frame, from one a siglongjmp abandoned.
+ */
+#if UINTPTR_MAX > 0xffffffffu
+#define SURAND_INLINE_MARK_TAGGED ((uintptr_t)1 << 63)
+#define SURAND_INLINE_MARK_CFA_BITS 48
+#define SURAND_INLINE_MARK_RET_MASK ((uintptr_t)0x7fff)
+static inline __attribute__((always_inline, unused)) uintptr_t surand_inline_mark_(uintptr_t cfa,
+										     uintptr_t ret)
+{
+	if (cfa >> SURAND_INLINE_MARK_CFA_BITS)
+		return cfa;
+	return cfa | SURAND_INLINE_MARK_TAGGED |
+	       (ret & SURAND_INLINE_MARK_RET_MASK) << SURAND_INLINE_MARK_CFA_BITS;
+}
+#else
+#define SURAND_INLINE_MARK_TAGGED ((uintptr_t)0) /* 32-bit: the frame address alone */
+static inline __attribute__((always_inline, unused)) uintptr_t surand_inline_mark_(uintptr_t cfa,
+										     uintptr_t ret)
+{
+	(void)ret;
+	return cfa;
+}
+#endif
+
+/* A thread's batch page, ABI 2 (4096 bytes, page-aligned).  Read and written
  * by the inline path only as below; the opaque words are the library's. */
 struct surand_inline_slot {
 	unsigned char batch[SURAND_INLINE_BATCH_BYTES]; /* output not yet handed out, at [pos, end) */
@@ -332,13 +365,13 @@ struct surand_inline_slot {
 	uint32_t opaque1[5];
 };
 
-/* A thread's view, ABI 1: lives in the library's thread-local storage, one
+/* A thread's view, ABI 2: lives in the library's thread-local storage, one
  * per thread, for the thread's lifetime; only its own thread uses it. */
 struct surand_inline_thread {
 	struct surand_inline_slot *slot; /* the thread's batch; NULL: none yet (or another design) */
 	uint64_t words[2];               /* draws served of 4 and 8 bytes (surand_stats adds them) */
 	uintptr_t *call_state;           /* the thread's busy mark: SURAND_INLINE_IDLE, or busy */
-	uintptr_t *call_ret;             /* the busy call's return address */
+	uintptr_t *abi1_ret;             /* where a header of ABI 1 stores its return address */
 	const uint64_t *base_gen;        /* the process's base generation (never 0) */
 };
 
@@ -417,8 +450,10 @@ static inline __attribute__((always_inline, unused)) uint64_t surand_inline_word
 		goto call; /* first draw, kernel-only, or nested in a handler: the call decides */
 	/* The busy mark before the batch is read: a handler's draw from here on
 	 * goes to the kernel and never hands out these bytes. */
-	*t->call_ret = (uintptr_t)__builtin_return_address(0);
-	*state = (uintptr_t)__builtin_dwarf_cfa();
+	__atomic_store_n(state,
+			 surand_inline_mark_((uintptr_t)__builtin_dwarf_cfa(),
+					     (uintptr_t)__builtin_return_address(0)),
+			 __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(s == NULL, 0))
 		goto leave;

@@ -128,8 +128,9 @@ static int setup_locked(void)
  *
  * One word per thread: NEW (no call yet: the exit destructor is registered
  * at the first), IDLE, KERNEL (this process has no wipe-on-fork memory: every
- * call is served by the kernel, see below), or, inside a call, the stack
- * pointer at the call's entry ("busy").  A call that finds the word busy was
+ * call is served by the kernel, see below), or,
+ * inside a call, the busy mark: the call's frame address, tagged with bits
+ * of its return address, in one store (internal.h).  A call that finds the word busy was
  * either made by a signal handler that interrupted this thread's call (its
  * stack pointer lies below the busy one) and takes the lock-free kernel path,
  * so it never deadlocks on a backend's lock and never returns bytes the
@@ -139,7 +140,7 @@ static int setup_locked(void)
  */
 enum { TS_NEW = 0, TS_IDLE = 1, TS_KERNEL = 2, TS_BUSY_MIN = 16 };
 /* The inline path (surand.h) draws only while the word reads idle. */
-_Static_assert(TS_IDLE == SURAND_INLINE_IDLE, "inline ABI 1: the idle mark");
+_Static_assert(TS_IDLE == SURAND_INLINE_IDLE, "inline ABI 1 and 2: the idle mark");
 /* The words themselves: src/callstate.c. */
 #define tls_state surand_call_state
 
@@ -211,12 +212,19 @@ static int kernel_path(void *buf, size_t len)
 static __attribute__((noinline, cold)) int recover_abandoned(uintptr_t busy, uintptr_t cfa)
 {
 	const struct surand_backend *be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+	int tagged = (busy & SURAND_INLINE_MARK_TAGGED) != 0;
+	uintptr_t busy_cfa = busy;
 	stack_t ss;
 
-	if (cfa < busy) {
+	if (tagged)
+		busy_cfa &= ((uintptr_t)1 << SURAND_INLINE_MARK_CFA_BITS) - 1;
+	if (cfa < busy_cfa) {
 #if defined(__x86_64__)
-		/* The return address sits just below the canonical frame address. */
-		if (*(const uintptr_t *)(busy - sizeof(uintptr_t)) == surand_call_ret)
+		/* The return address sits just below the canonical frame address.
+		 * An untagged mark (a header of ABI 1, a stack above 2^48) has no
+		 * bits to compare: nested. */
+		if (!tagged || surand_inline_mark_(busy_cfa, *(const uintptr_t *)(busy_cfa -
+										  sizeof(uintptr_t))) == busy)
 			return 0; /* live above us: a handler interrupted it */
 #else
 		return 0; /* no cheap liveness check here: assume nested */
@@ -263,9 +271,7 @@ static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len, uint
 	if (!be) {
 		/* Before the constructor ran: set up here, marked busy, so a
 		 * nested call during set-up takes the kernel path. */
-		surand_call_ret = ret;
-		tls_state = cfa;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		SURAND_BUSY_AT(cfa, ret);
 		be = setup_lazy();
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		tls_state = TS_NEW;
@@ -273,9 +279,7 @@ static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len, uint
 			return init_err ? init_err : -EAGAIN;
 	}
 	if (tls_state == TS_NEW) {
-		surand_call_ret = ret;
-		tls_state = cfa;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		SURAND_BUSY_AT(cfa, ret);
 		/* The key was made in the constructor (index below 32 unless
 		 * the library was loaded after 32 keys existed): no calloc. */
 		(void)pthread_setspecific(exit_key, (void *)1);
@@ -289,9 +293,7 @@ static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len, uint
 			return kernel_path(buf, len);
 		}
 	}
-	surand_call_ret = ret;
-	tls_state = cfa;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	SURAND_BUSY_AT(cfa, ret);
 	SURAND_TEST_POINT(SURAND_TP_BACKEND); /* tests interrupt each path here */
 	r = be->fill(buf, len);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -604,9 +606,7 @@ int surand_call_enter(uintptr_t *saved, uintptr_t cfa, uintptr_t ret)
 	if (st >= TS_BUSY_MIN && !recover_abandoned(st, cfa))
 		return -EAGAIN;
 	*saved = tls_state;
-	surand_call_ret = ret;
-	tls_state = cfa;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	SURAND_BUSY_AT(cfa, ret);
 	return 0;
 }
 

@@ -181,28 +181,31 @@ uint64_t surand_kernel_urandom_fallbacks(void) SURAND_HIDDEN;
 /* ---- api.c: the per-thread call state (the busy mark) ----------------------
  *
  * surand_call_state: 0 new, 1 idle, 2 kernel-only, else, inside a call, the
- * canonical frame address of the public entry point in progress (busy), with
- * its return address in surand_call_ret.  Every public entry point runs under
- * the mark, so that a signal handler's call made while it is set takes the
- * lock-free kernel path instead of a lock this thread holds.  The two words
- * tell such a nested call from a call abandoned by a siglongjmp: the nested
- * call runs below a live frame whose return address is still in place
- * (api.c, recover_abandoned).
+ * busy mark of the public entry point in progress: its canonical frame
+ * address, tagged with bits of its return address (surand.h,
+ * surand_inline_mark_).  One word, stored by one instruction: a signal lands
+ * before the mark or after it.  Every public entry point runs under the
+ * mark, so that a signal handler's call made while it is set takes the
+ * lock-free kernel path instead of a lock this thread holds.  The tag tells
+ * such a nested call from a call abandoned by a siglongjmp: the nested call
+ * runs below a live frame whose return address is still in place (api.c,
+ * recover_abandoned).
  * surand_call_enter: 0, or -EAGAIN when this call is nested in another (a
  * handler interrupted it); then the caller must not take a lock.
  */
 extern __thread uintptr_t surand_call_state SURAND_HIDDEN;
-extern __thread uintptr_t surand_call_ret SURAND_HIDDEN;
 #define SURAND_CALL_BUSY_MIN 16u
 /* Evaluated in the public entry point itself (or code always inlined there). */
 #define SURAND_HERE_CFA ((uintptr_t)__builtin_dwarf_cfa())
 #define SURAND_HERE_RET ((uintptr_t)__builtin_return_address(0))
-#define SURAND_SET_BUSY()                                   \
-	do {                                                \
-		surand_call_ret = SURAND_HERE_RET;          \
-		surand_call_state = SURAND_HERE_CFA;        \
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);    \
+/* Sets the mark in one store (a handler in between would find it half set). */
+#define SURAND_BUSY_AT(cfa, ret)                                                              \
+	do {                                                                                  \
+		__atomic_store_n(&surand_call_state, surand_inline_mark_((cfa), (ret)),       \
+				 __ATOMIC_RELAXED);                                           \
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);                                      \
 	} while (0)
+#define SURAND_SET_BUSY() SURAND_BUSY_AT(SURAND_HERE_CFA, SURAND_HERE_RET)
 int surand_call_enter(uintptr_t *saved, uintptr_t cfa, uintptr_t ret) SURAND_HIDDEN;
 void surand_call_leave(uintptr_t saved) SURAND_HIDDEN;
 

@@ -25,6 +25,7 @@
 
 #include "harness.h"
 #include "reliability.h"
+#include "step.h"
 #include "surand.h"
 #include "test_hooks.h"
 
@@ -453,6 +454,127 @@ static void fork_paths_none_child(void)
 	fork_paths(-1, "no-wipe-on-fork");
 }
 
+/* ==== a handler's draws at every instruction boundary of a call ===================== */
+
+/*
+ * Single-stepped (tests/step.h), a call is interrupted at its n-th
+ * instruction boundary by a handler that draws there and at the next
+ * STEP_FOLLOW boundaries: a handler between any two instructions, the busy
+ * mark's store included, and a second one inside the same call.  No call is
+ * ever abandoned here, so none may be taken for one (the library would drop
+ * the live call's state under it), and neither the call nor a handler may
+ * return a zero word or a word another of them returned.
+ */
+#define STEP_FOLLOW 16
+#define STEP_EDGE 240 /* boundaries tried one by one at each end of a long call */
+
+static uint64_t sc_out[8];
+static uint64_t sc_seen[2 * (STEP_FOLLOW + 1)];
+static unsigned sc_nseen;
+static unsigned long sc_first;
+
+static void sc_bytes(void *a)
+{
+	(void)a;
+	surand_bytes(sc_out, sizeof(sc_out));
+}
+
+static void sc_u64(void *a)
+{
+	(void)a;
+	sc_out[0] = surand_u64();
+}
+
+static void sc_reseed(void *a)
+{
+	(void)a;
+	sc_out[0] = (uint64_t)surand_reseed();
+}
+
+static void sc_at(unsigned long n, void *arg)
+{
+	uint64_t w[2];
+
+	(void)arg;
+	if (n < sc_first)
+		return;
+	if (n >= sc_first + STEP_FOLLOW)
+		step_armed = 0; /* the last draw: stepping ends here */
+	surand_bytes(w, sizeof(w));
+	sc_seen[sc_nseen++] = w[0];
+	sc_seen[sc_nseen++] = w[1];
+}
+
+/* 0, or the first fault found with the handlers from boundary `first` on. */
+static const char *sc_run_at(void (*fn)(void *), unsigned words, unsigned long first)
+{
+	unsigned i, j;
+
+	memset(sc_out, 0, sizeof(sc_out));
+	sc_nseen = 0;
+	sc_first = first;
+	(void)step_run(fn, NULL, sc_at);
+	for (i = 0; i < sc_nseen; i++) {
+		if (sc_seen[i] == 0)
+			return "a handler's draw returned a zero word";
+		for (j = 0; j < words; j++)
+			if (sc_seen[i] == sc_out[j])
+				return "a handler and the call it interrupted returned the same word";
+		for (j = 0; j < i; j++)
+			if (sc_seen[i] == sc_seen[j])
+				return "two handlers returned the same word";
+	}
+	for (j = 0; j < words; j++)
+		if (sc_out[j] == 0)
+			return "the interrupted call returned a zero word";
+	return NULL;
+}
+
+static void signal_at_every_instruction(void)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void *);
+		unsigned words;
+	} calls[] = {
+		{"surand_bytes(64)", sc_bytes, 8},
+		{"surand_u64()", sc_u64, 1},
+		{"surand_reseed()", sc_reseed, 0},
+	};
+	unsigned long tried = 0;
+
+	(void)surand_u64(); /* the thread registered, its batch filled */
+	for (size_t c = 0; c < sizeof(calls) / sizeof(calls[0]); c++) {
+		unsigned long n, k;
+
+		(void)surand_u64();
+		n = step_run(calls[c].fn, NULL, NULL);
+		T_ASSERT_MSG(n > 10, "%s: %lu instruction boundaries stepped", calls[c].name, n);
+		for (k = 1; k <= n; k++) {
+			struct surand_stats a, b;
+			const char *fault;
+
+			/* Every boundary near the ends (where the mark is set and
+			 * cleared), every 16th in the middle of a long call. */
+			if (k > STEP_EDGE && k + STEP_EDGE < n && k % 16 != 0)
+				continue;
+			a = stats_now();
+			fault = sc_run_at(calls[c].fn, calls[c].words, k);
+			b = stats_now();
+			T_ASSERT_MSG(b.abandoned_calls == a.abandoned_calls,
+				     "%s, handlers from boundary %lu of %lu: the live call was taken "
+				     "for an abandoned one", calls[c].name, k, n);
+			T_ASSERT_MSG(!fault, "%s, handlers from boundary %lu of %lu: %s", calls[c].name,
+				     k, n, fault);
+			if (calls[c].words == 0)
+				T_ASSERT_MSG(sc_out[0] == 0, "%s failed: %s", calls[c].name,
+					     strerror(errno));
+			tried++;
+		}
+	}
+	printf("# %lu interrupted calls, each with %d handler draws\n", tried, STEP_FOLLOW + 1);
+}
+
 /* ==== main =========================================================================== */
 
 static const struct t_child_case child_cases[] = {
@@ -492,6 +614,12 @@ int main(int argc, char **argv)
 		       "interposable); run in the plain build\n");
 	arm_and_run("siglongjmp_recovers", NULL, "longjmp_recovers", "siglongjmp-out-of-call");
 	arm_and_run("siglongjmp_lock_held", NULL, "longjmp_lock_held", "siglongjmp-lock-held");
+	/* Single-stepping: the plain build on x86-64 (tests/step.h). */
+	if (step_unavailable())
+		printf("# signal_at_every_instruction: single-steps the plain x86-64 build only "
+		       "(here: %s)\n", step_unavailable());
+	else
+		T_RUN(signal_at_every_instruction);
 	rel_per_backend("fork_paths_default", "fork_paths_default", "fork-paths-default", 30);
 	rel_per_backend("fork_paths_wipeonfork", "fork_paths_wipeonfork", "fork-paths-wipeonfork", 30);
 	rel_per_backend("fork_paths_none", "fork_paths_none", "fork-paths-no-wipe-on-fork", 30);

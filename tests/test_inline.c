@@ -1,7 +1,7 @@
 /*
  * test_inline.c - the inline word path (surand.h, SURAND_INLINE): this file
  * is compiled with it, so every surand_u32() and surand_u64() below is the
- * program's own inline code reading its thread's batch through ABI 1.  The
+ * program's own inline code reading its thread's batch through ABI 2.  The
  * promises of the call, checked against that code:
  *
  *   served:    a draw the inline code serves returns the batch's bytes at
@@ -10,7 +10,8 @@
  *   fork:      a child (fork, _Fork, raw clone; with and without wipe-on-fork
  *              memory) never draws what its parent draws;
  *   signals:   a handler's draw while an inline draw holds the busy mark goes
- *              to the kernel and never takes the interrupted draw's bytes; a
+ *              to the kernel and never takes the interrupted draw's bytes,
+ *              with handlers at every instruction boundary of the draw; a
  *              siglongjmp out of the draw is recovered by the next call;
  *   dropped:   a batch page dropped before or during the copy is never
  *              handed out (its zeros): the library refills;
@@ -43,6 +44,7 @@ static void inline_tp(int where);
 
 #include "gen/thread_fast.h" /* struct slot: the library's own view of the page */
 #include "harness.h"
+#include "step.h"
 #include "test_hooks.h"
 
 /* ==== the test point ================================================================ */
@@ -520,6 +522,67 @@ static void fold_child(void)
 	T_ASSERT_MSG(done, "every try re-keyed: the refill was never checked");
 }
 
+/* ==== a handler's draws at every instruction boundary of an inline draw =========== */
+
+/* As test_callstate's signal_at_every_instruction, for the inline code: the
+ * draw single-stepped (tests/step.h), handlers that draw inline themselves
+ * at its n-th boundary and the STEP_FOLLOW after it.  None may find the
+ * live draw abandoned, and no zero word or repeat may come out. */
+#define STEP_FOLLOW 16
+
+static uint64_t st_out;
+static uint64_t st_seen[STEP_FOLLOW + 1];
+static unsigned st_nseen;
+static unsigned long st_first;
+
+static void st_draw(void *a)
+{
+	(void)a;
+	st_out = surand_u64();
+}
+
+static void st_at(unsigned long n, void *arg)
+{
+	(void)arg;
+	if (n < st_first)
+		return;
+	if (n >= st_first + STEP_FOLLOW)
+		step_armed = 0;
+	st_seen[st_nseen++] = surand_u64();
+}
+
+static void inline_signal_at_every_instruction(void)
+{
+	unsigned long n, k;
+
+	warm();
+	n = step_run(st_draw, NULL, NULL);
+	T_ASSERT_MSG(n > 5 && n < 10000, "%lu instruction boundaries stepped", n);
+	for (k = 1; k <= n; k++) {
+		uint64_t ab0 = stats_now().abandoned_calls;
+
+		warm();
+		st_nseen = 0;
+		st_first = k;
+		st_out = 0;
+		(void)step_run(st_draw, NULL, st_at);
+		T_ASSERT_MSG(stats_now().abandoned_calls == ab0,
+			     "handlers from boundary %lu of %lu: the live draw was taken for an "
+			     "abandoned one", k, n);
+		T_ASSERT_MSG(st_out != 0, "handlers from boundary %lu of %lu: a zero word", k, n);
+		for (unsigned i = 0; i < st_nseen; i++) {
+			T_ASSERT_MSG(st_seen[i] != 0 && st_seen[i] != st_out,
+				     "handlers from boundary %lu: handler draw %u returned %s", k, i,
+				     st_seen[i] ? "the interrupted draw's word" : "zero");
+			for (unsigned j = 0; j < i; j++)
+				T_ASSERT_MSG(st_seen[i] != st_seen[j],
+					     "handlers from boundary %lu: draws %u and %u repeat", k, j, i);
+		}
+	}
+	printf("# %lu boundaries of the inline draw, each with %d handler draws\n", n,
+	       STEP_FOLLOW + 1);
+}
+
 /* ==== ABI: refused layouts, and what the inline code does then ======================= */
 
 static void *abi_thread(void *arg)
@@ -541,6 +604,9 @@ static void abi_child(void)
 	t = surand_inline_thread(SURAND_INLINE_ABI, ts, ss);
 	T_ASSERT(t != NULL && t == surand_inline_thread(SURAND_INLINE_ABI, ts, ss));
 	T_ASSERT(surand_inline_thread(0, ts, ss) == NULL);
+	/* ABI 1, the same layout with the mark in two stores, is served: its
+	 * return address goes to a word of its own. */
+	T_ASSERT(surand_inline_thread(1, ts, ss) == t && t->abi1_ret != NULL);
 	T_ASSERT(surand_inline_thread(SURAND_INLINE_ABI + 1, ts, ss) == NULL);
 	T_ASSERT(surand_inline_thread(SURAND_INLINE_ABI, ts - 8, ss) == NULL);
 	T_ASSERT(surand_inline_thread(SURAND_INLINE_ABI, ts + 8, ss) == NULL);
@@ -652,6 +718,11 @@ int main(int argc, char **argv)
 	T_RUN(inline_ufork_wipeonfork_child_differs);
 	T_RUN(inline_fork_no_wipeonfork_child_differs);
 	T_RUN(inline_signal_handler_draws_inside_draw);
+	if (step_unavailable())
+		printf("# inline_signal_at_every_instruction: single-steps the plain x86-64 build "
+		       "only (here: %s)\n", step_unavailable());
+	else
+		T_RUN(inline_signal_at_every_instruction);
 	T_RUN(inline_siglongjmp_out_of_draw_recovered);
 	T_RUN(inline_dropped_page_never_zeros);
 	T_RUN(inline_refill_folds_kernel_bytes);

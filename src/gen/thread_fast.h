@@ -56,7 +56,7 @@ _Static_assert(4096 % SLOT_BYTES == 0, "a slot never straddles a page");
 /* The calling thread's slot and counters: one initial-exec TLS block (no
  * pthread_getspecific, no malloc on the call path).  It begins with the
  * inline path's view of the thread (surand.h, struct surand_inline_thread,
- * ABI 1; gen/thread_inline.c): the slot pointer and the word counters are
+ * ABI 2; gen/thread_inline.c): the slot pointer and the word counters are
  * the same words for the library and for a program's inline draws. */
 struct thread_tls {
 	union {

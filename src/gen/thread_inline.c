@@ -1,15 +1,19 @@
 /*
  * thread_inline.c - the inline word path's ABI: a program that defines
  * SURAND_INLINE draws from its thread's batch itself (surand.h), through the
- * frozen layout of ABI 1, which this file checks against the default
+ * frozen layout of ABI 1 and 2, which this file checks against the default
  * design's own (gen/thread_fast.h) at compile time and hands out at run time.
+ * ABI 2 changed the busy mark only: a header of ABI 1 stores its frame
+ * address untagged and its return address apart (into a word nothing reads),
+ * and the library takes such a mark for a live call wherever the frame
+ * addresses alone cannot tell (api.c, recover_abandoned).
  *
  * The layout is that of struct slot and of the head of struct thread_tls:
  * the inline code reads gen and pos, copies from the batch and zeroes what
  * it hands out, and counts its draws in the same words as thread_word, so
  * that nothing here runs on the draw itself.  A layout change is a new ABI
  * number and a new symbol version node (src/libsurand.map): a program built
- * against ABI 1 is then refused here (NULL: its draws take the call).
+ * against the old layout is then refused here (NULL: its draws take the call).
  * SPDX-License-Identifier: MIT
  */
 #include "gen/thread_fast.h"
@@ -37,12 +41,15 @@ _Static_assert(sizeof(struct surand_inline_thread) == 48, "ABI 1: thread view si
 _Static_assert(offsetof(struct surand_inline_thread, slot) == 0 &&
 		       offsetof(struct surand_inline_thread, words) == 8 &&
 		       offsetof(struct surand_inline_thread, call_state) == 24 &&
-		       offsetof(struct surand_inline_thread, call_ret) == 32 &&
+		       offsetof(struct surand_inline_thread, abi1_ret) == 32 &&
 		       offsetof(struct surand_inline_thread, base_gen) == 40,
 	       "ABI 1: thread view layout (frozen)");
 _Static_assert(offsetof(struct thread_tls, slot) == offsetof(struct thread_tls, pub.slot),
 	       "the library's slot pointer is the view's");
 _Static_assert(SURAND_INLINE_IDLE == 1, "ABI 1: the idle mark is api.c's TS_IDLE");
+
+/* Where a header of ABI 1 stores its return address: read by nothing. */
+static __thread uintptr_t abi1_ret __attribute__((tls_model("initial-exec")));
 
 /*
  * The calling thread's view, its pointers (re)set for this thread: its busy
@@ -55,11 +62,11 @@ SURAND_API struct surand_inline_thread *surand_inline_thread(unsigned abi, size_
 	struct surand_inline_thread *t = &surand_thread_tls.pub;
 
 	/* Another layout would read the key as output or write past the batch. */
-	if (abi != SURAND_INLINE_ABI || thread_size != sizeof(struct surand_inline_thread) ||
+	if ((abi != 1 && abi != SURAND_INLINE_ABI) || thread_size != sizeof(struct surand_inline_thread) ||
 	    slot_size != sizeof(struct surand_inline_slot) || !INLINE_ABI_SLOT_OK)
 		return NULL;
 	t->call_state = &surand_call_state;
-	t->call_ret = &surand_call_ret;
+	t->abi1_ret = &abi1_ret;
 	t->base_gen = &surand_base_gen_v;
 	return t;
 }
