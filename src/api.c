@@ -128,7 +128,8 @@ static int setup_locked(void)
  *
  * One word per thread: NEW (no call yet: the exit destructor is registered
  * at the first), IDLE, KERNEL (this process has no wipe-on-fork memory: every
- * call is served by the kernel, see below), or,
+ * call is served by the kernel, see below), EXITED (the thread's exit
+ * destructor has run: the kernel serves what later destructors draw), or,
  * inside a call, the busy mark: the call's frame address, tagged with bits
  * of its return address, in one store (internal.h).  A call that finds the word busy was
  * either made by a signal handler that interrupted this thread's call (its
@@ -138,7 +139,7 @@ static int setup_locked(void)
  * out of a handler (the stack pointer is back at or above it): then the mark
  * is recovered, see recover_abandoned().
  */
-enum { TS_NEW = 0, TS_IDLE = 1, TS_KERNEL = 2, TS_BUSY_MIN = 16 };
+enum { TS_NEW = 0, TS_IDLE = 1, TS_KERNEL = 2, TS_EXITED = 3, TS_BUSY_MIN = 16 };
 /* The inline path (surand.h) draws only while the word reads idle. */
 _Static_assert(TS_IDLE == SURAND_INLINE_IDLE, "inline ABI 1 and 2: the idle mark");
 /* The words themselves: src/callstate.c. */
@@ -182,7 +183,10 @@ static void thread_exit_destructor(void *unused)
 		be->thread_exit();
 	surand_vdso_thread_exit();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	tls_state = TS_NEW; /* a later call from another destructor re-registers */
+	/* Exited: a draw from a later destructor (another key's) goes to the
+	 * kernel and takes no slot, which this destructor, maybe run in the C
+	 * library's last round, would never give back or wipe. */
+	tls_state = TS_EXITED;
 }
 
 /* The kernel path: lock-free, async-signal-safe. 0 or -errno. */
@@ -238,7 +242,9 @@ static __attribute__((noinline, cold)) int recover_abandoned(uintptr_t busy, uin
 	if (be && be->thread_exit)
 		be->thread_exit(); /* half-written per-thread state is never used */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	tls_state = surand_secmem_kind() < 0 ? TS_KERNEL : TS_IDLE;
+	/* New: the next draw registers the thread again (the abandoned call may
+	 * have been its first, left before the exit destructor was set). */
+	tls_state = TS_NEW;
 	SURAND_COUNT(n_abandoned);
 	return 1;
 }
@@ -267,6 +273,8 @@ static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len, uint
 		SURAND_COUNT(n_kernel_only);
 		return kernel_path(buf, len);
 	}
+	if (tls_state == TS_EXITED)
+		return kernel_path(buf, len); /* the thread's exit destructor has run */
 	be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 	if (!be) {
 		/* Before the constructor ran: set up here, marked busy, so a
@@ -280,6 +288,7 @@ static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len, uint
 	}
 	if (tls_state == TS_NEW) {
 		SURAND_BUSY_AT(cfa, ret);
+		SURAND_TEST_POINT(SURAND_TP_FIRST_CALL);
 		/* The key was made in the constructor (index below 32 unless
 		 * the library was loaded after 32 keys existed): no calloc. */
 		(void)pthread_setspecific(exit_key, (void *)1);

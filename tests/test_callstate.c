@@ -575,6 +575,89 @@ static void signal_at_every_instruction(void)
 	printf("# %lu interrupted calls, each with %d handler draws\n", tried, STEP_FOLLOW + 1);
 }
 
+/* ==== a destructor after surand's, an abandoned first call ========================== */
+
+/* An application's key whose destructor draws, and sets itself again, in
+ * every destructor round the C library runs: its key is made after
+ * surand's, so in each round it runs after surand's exit destructor. */
+static pthread_key_t late_key;
+static volatile int late_draws;
+
+static void late_destructor(void *p)
+{
+	uint64_t v = surand_u64();
+
+	(void)p;
+	if (v != 0)
+		late_draws++;
+	(void)pthread_setspecific(late_key, (void *)1);
+}
+
+static void *late_thread(void *arg)
+{
+	(void)arg;
+	(void)pthread_setspecific(late_key, (void *)1);
+	(void)surand_u64();
+	return NULL;
+}
+
+static void late_destructor_takes_no_slot(void)
+{
+	struct surand_stats a, b;
+
+	(void)surand_u64();
+	T_ASSERT(pthread_key_create(&late_key, late_destructor) == 0);
+	a = stats_now();
+	for (int i = 0; i < 4; i++) {
+		pthread_t t;
+
+		T_ASSERT(pthread_create(&t, NULL, late_thread, NULL) == 0);
+		T_ASSERT(pthread_join(t, NULL) == 0);
+	}
+	b = stats_now();
+	T_ASSERT_MSG(late_draws >= 4, "the late destructors drew %d times", (int)late_draws);
+	T_ASSERT_MSG(b.slots_in_use == a.slots_in_use,
+		     "%llu slots held after the threads exited, %llu before",
+		     (unsigned long long)b.slots_in_use, (unsigned long long)a.slots_in_use);
+	(void)pthread_key_delete(late_key);
+}
+
+/* A thread's first call abandoned before the thread was registered for its
+ * exit: the next call registers it, so its slot is given back at exit. */
+static void *first_call_jump_thread(void *arg)
+{
+	uint8_t x[16];
+
+	(void)arg;
+	if (sigsetjmp(jump_back, 1) == 0) {
+		surand_test_point_arm(SURAND_TP_FIRST_CALL, SIGUSR2);
+		surand_bytes(x, sizeof(x));
+		return (void *)1; /* the point was not reached */
+	}
+	for (int i = 0; i < 100; i++)
+		surand_bytes(x, sizeof(x));
+	return NULL;
+}
+
+static void first_call_abandoned_registers(void)
+{
+	struct surand_stats a, b;
+	pthread_t t;
+	void *r;
+
+	T_ASSERT(install(SIGUSR2, jumping_handler) == 0);
+	(void)surand_u64();
+	a = stats_now();
+	T_ASSERT(pthread_create(&t, NULL, first_call_jump_thread, NULL) == 0);
+	T_ASSERT(pthread_join(t, &r) == 0);
+	b = stats_now();
+	T_ASSERT_MSG(r == NULL, "the first-call point was not reached");
+	T_ASSERT_EQ_U64(b.abandoned_calls, a.abandoned_calls + 1);
+	T_ASSERT_MSG(b.slots_in_use == a.slots_in_use,
+		     "the thread's slot outlived it: %llu slots held, %llu before",
+		     (unsigned long long)b.slots_in_use, (unsigned long long)a.slots_in_use);
+}
+
 /* ==== main =========================================================================== */
 
 static const struct t_child_case child_cases[] = {
@@ -614,6 +697,8 @@ int main(int argc, char **argv)
 		       "interposable); run in the plain build\n");
 	arm_and_run("siglongjmp_recovers", NULL, "longjmp_recovers", "siglongjmp-out-of-call");
 	arm_and_run("siglongjmp_lock_held", NULL, "longjmp_lock_held", "siglongjmp-lock-held");
+	T_RUN(late_destructor_takes_no_slot);
+	T_RUN(first_call_abandoned_registers);
 	/* Single-stepping: the plain build on x86-64 (tests/step.h). */
 	if (step_unavailable())
 		printf("# signal_at_every_instruction: single-steps the plain x86-64 build only "
