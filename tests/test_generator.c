@@ -556,6 +556,101 @@ static void reseed_ceiling_env(void)
 	t_in_child(ceiling_child, 30);
 }
 
+/* ---- when a thread re-keys (slot_stale) --------------------------------------------
+ * A slot takes a new key from the base when the base generation moved, after
+ * 2^24 ChaCha20 blocks (CRANKS_MAX), or when its key is older than the reseed
+ * interval.  Each case below holds the generation still, so only the rule it
+ * tests can re-key the slot. */
+
+/* Takes the rest of the batch, then one word: exactly one refill.  Returns
+ * the calling thread's slot. */
+static struct slot *one_refill(void)
+{
+	static uint8_t rest[4096];
+	struct slot *s = surand_test_thread_slot(NULL);
+
+	if (s && s->h.pos < BATCH_BYTES)
+		surand_bytes(rest, BATCH_BYTES - s->h.pos);
+	(void)surand_u32();
+	return surand_test_thread_slot(NULL);
+}
+
+/* The first seed, then a scheduled reseed 200 s later: the interval is then
+ * at its 60 s ceiling, so no scheduled reseed falls due (and moves the
+ * generation) for the next 60 s of the clock. */
+static void schedule_at_ceiling(void)
+{
+	uint8_t buf[4096];
+
+	(void)surand_u32();
+	surand_test_clock_advance(200 * 1000000000ull);
+	surand_bytes(buf, sizeof(buf)); /* a one-use key: runs the due reseed */
+}
+
+static void block_limit_child(void)
+{
+	struct slot *s;
+	uint64_t gen, rekeys;
+
+	schedule_at_ceiling();
+	s = one_refill();
+	T_ASSERT(s != NULL);
+	gen = surand_base_generation();
+	rekeys = stats_now().rekeys;
+	/* Below the limit: the refill keeps the key, its blocks are counted. */
+	s->h.cranks = CRANKS_MAX - 1;
+	s = one_refill();
+	T_ASSERT_EQ_U64(stats_now().rekeys, rekeys);
+	T_ASSERT_EQ_U64(s->h.cranks, CRANKS_MAX - 1 + SLOT_BLOCKS);
+	/* Past it: the next refill takes a new key from the base first. */
+	s = one_refill();
+	T_ASSERT_MSG(stats_now().rekeys == rekeys + 1,
+		     "a key that made 2^24 blocks was kept (%llu re-keys, %llu blocks)",
+		     (unsigned long long)(stats_now().rekeys - rekeys), (unsigned long long)s->h.cranks);
+	T_ASSERT_EQ_U64(s->h.cranks, SLOT_BLOCKS);
+	T_ASSERT_EQ_U64(surand_base_generation(), gen); /* the block count alone re-keyed */
+	T_ASSERT_EQ_U64(s->h.gen, gen);
+}
+
+static void rekey_after_block_limit(void)
+{
+	t_in_child(block_limit_child, 30);
+}
+
+static void interval_child(void)
+{
+	struct surand_stats a;
+	struct slot *s;
+	uint64_t gen, cranks;
+
+	schedule_at_ceiling();
+	s = one_refill(); /* keyed at the reseed: its key's age starts now */
+	T_ASSERT(s != NULL);
+	gen = surand_base_generation();
+	a = stats_now();
+	/* The kernel refuses from now on: a scheduled reseed of the base fails
+	 * and keeps the generation, so only the key's age can re-key the slot. */
+	surand_test_kernel_fault(SURAND_TEST_KF_ALL_DENIED);
+	surand_test_clock_advance(30 * 1000000000ull); /* age 30 s, interval 60 s */
+	cranks = s->h.cranks;
+	s = one_refill();
+	T_ASSERT_EQ_U64(stats_now().rekeys, a.rekeys);
+	T_ASSERT_EQ_U64(s->h.cranks, cranks + SLOT_BLOCKS);
+	surand_test_clock_advance(31 * 1000000000ull); /* age 61 s */
+	s = one_refill();
+	T_ASSERT_MSG(stats_now().rekeys == a.rekeys + 1,
+		     "a key older than the reseed interval was kept (%llu re-keys)",
+		     (unsigned long long)(stats_now().rekeys - a.rekeys));
+	T_ASSERT_EQ_U64(s->h.cranks, SLOT_BLOCKS);
+	T_ASSERT_EQ_U64(surand_base_generation(), gen);
+	T_ASSERT_EQ_U64(stats_now().reseeds_timer, a.reseeds_timer); /* the reseed was refused */
+}
+
+static void rekey_after_interval(void)
+{
+	t_in_child(interval_child, 30);
+}
+
 /* Threads refill, re-key and trigger scheduled reseeds while others force
  * reseeds: under TSan this shows every lock-free read of the schedule. */
 static void *reseed_storm_worker(void *arg)
@@ -1095,6 +1190,8 @@ int main(int argc, char **argv)
 	T_RUN(reseed_rekeys_the_slot);
 	T_RUN(fork_child_counts_the_fork);
 	T_RUN(reseed_ceiling_env);
+	T_RUN(rekey_after_block_limit);
+	T_RUN(rekey_after_interval);
 	T_RUN(reseeds_while_threads_draw);
 	T_RUN(signal_reentrancy);
 	T_RUN(getrandom_bad_input);
