@@ -1096,6 +1096,30 @@ static void stats_fields(void)
 	T_ASSERT(((uint8_t *)&small)[40] == 0xee);
 }
 
+/* A size below the size and version fields (8 bytes) is EINVAL and writes
+ * nothing; 8 gets exactly those two fields. */
+static void stats_size_floor(void)
+{
+	struct surand_stats st;
+	const size_t floor = 2 * sizeof(uint32_t);
+	size_t size, i;
+
+	for (size = 0; size < floor; size++) {
+		memset(&st, 0xee, sizeof(st));
+		errno = 0;
+		T_ASSERT_MSG(surand_stats(&st, size) == -1 && errno == EINVAL,
+			     "surand_stats(st, %zu) did not fail with EINVAL", size);
+		for (i = 0; i < sizeof(st); i++)
+			T_ASSERT_MSG(((uint8_t *)&st)[i] == 0xee, "size %zu: byte %zu written", size, i);
+	}
+	memset(&st, 0xee, sizeof(st));
+	T_ASSERT(surand_stats(&st, floor) == 0);
+	T_ASSERT_EQ_U64(st.size, floor);
+	T_ASSERT_EQ_U64(st.version, 1);
+	for (i = floor; i < sizeof(st); i++)
+		T_ASSERT_MSG(((uint8_t *)&st)[i] == 0xee, "size %zu: byte %zu written", floor, i);
+}
+
 static void bad_backend_env_child(void)
 {
 	struct surand_stats st;
@@ -1207,6 +1231,7 @@ int main(int argc, char **argv)
 	T_RUN(slot_pages_wipe_on_fork_no_dump);
 	T_RUN(large_and_split_requests);
 	T_RUN(stats_fields);
+	T_RUN(stats_size_floor);
 	T_RUN(unknown_backend_env_uses_default);
 	return t_done();
 }
