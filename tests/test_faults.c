@@ -172,6 +172,33 @@ static void p_double(uint8_t *b)
 	memcpy(b, &v, 8);
 }
 
+/* The bulk calls: a few words (from the batch) and a slot's worth (a
+ * one-use key); the first 16 bytes go back to the probe. */
+static void p_u32s(uint8_t *b)
+{
+	uint32_t w[4];
+	surand_u32s(w, 4);
+	memcpy(b, w, 16);
+}
+static void p_u32s_4k(uint8_t *b)
+{
+	static uint32_t w[1024];
+	surand_u32s(w, 1024);
+	memcpy(b, w, 16);
+}
+static void p_u64s(uint8_t *b)
+{
+	uint64_t w[2];
+	surand_u64s(w, 2);
+	memcpy(b, w, 16);
+}
+static void p_uniform_n(uint8_t *b)
+{
+	uint64_t w[2];
+	surand_uniform_n(w, 2, 1000);
+	memcpy(b, w, 16);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(uint8_t *);
@@ -179,6 +206,8 @@ static const struct {
 	{"surand_bytes(16)", p_bytes16}, {"surand_bytes(4096)", p_bytes4k},
 	{"surand_u32", p_u32},           {"surand_u64", p_u64},
 	{"surand_uniform", p_uniform},   {"surand_double", p_double},
+	{"surand_u32s(4)", p_u32s},      {"surand_u32s(1024)", p_u32s_4k},
+	{"surand_u64s(2)", p_u64s},      {"surand_uniform_n(2)", p_uniform_n},
 };
 #define N_ABORT_CALLS (sizeof(abort_calls) / sizeof(abort_calls[0]))
 
@@ -201,6 +230,64 @@ static int all_calls_abort(void (*prep)(void), int *aborted)
 		(*aborted)++;
 	}
 	return 0;
+}
+
+/* ---- a NULL buffer ------------------------------------------------------------ */
+
+/* A NULL out with n > 0 aborts with one line naming the call (surand(3)),
+ * seeded or not; uniform_n also with a bound of 1, where it writes zeros
+ * without drawing.  With n 0 nothing happens. */
+static void p_null_bytes(uint8_t *b)
+{
+	(void)b;
+	surand_bytes(NULL, 16);
+}
+static void p_null_u32s(uint8_t *b)
+{
+	(void)b;
+	surand_u32s(NULL, 4);
+}
+static void p_null_u64s(uint8_t *b)
+{
+	(void)b;
+	surand_u64s(NULL, 4);
+}
+static void p_null_uniform_n(uint8_t *b)
+{
+	(void)b;
+	surand_uniform_n(NULL, 4, 1000);
+}
+static void p_null_uniform_n_1(uint8_t *b)
+{
+	(void)b;
+	surand_uniform_n(NULL, 4, 1);
+}
+
+static void null_buffer_aborts(void)
+{
+	static const struct {
+		const char *call, *name;
+		void (*fn)(uint8_t *);
+	} calls[] = {
+		{"surand_bytes(NULL, 16)", "surand_bytes", p_null_bytes},
+		{"surand_u32s(NULL, 4)", "surand_u32s", p_null_u32s},
+		{"surand_u64s(NULL, 4)", "surand_u64s", p_null_u64s},
+		{"surand_uniform_n(NULL, 4, 1000)", "surand_uniform_n", p_null_uniform_n},
+		{"surand_uniform_n(NULL, 4, 1)", "surand_uniform_n", p_null_uniform_n_1},
+	};
+	struct probe_result r;
+	size_t i;
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		probe(NULL, calls[i].fn, &r);
+		T_ASSERT_MSG(probe_aborted(&r) && strstr(r.err, calls[i].name),
+			     "%s: status 0x%x, %d stderr lines (\"%.200s\"), %zd bytes returned",
+			     calls[i].call, r.status, r.lines, r.err, r.returned);
+	}
+	surand_bytes(NULL, 0);
+	surand_u32s(NULL, 0);
+	surand_u64s(NULL, 0);
+	surand_uniform_n(NULL, 0, 1000);
 }
 
 /* ---- denying /dev/urandom ------------------------------------------------------ */
@@ -1588,6 +1675,7 @@ int main(int argc, char **argv)
 
 	t_init(argc, argv);
 	t_child_main(argc, argv, child_cases);
+	T_RUN(null_buffer_aborts);
 	/* valgrind implements no seccomp(2), and serialises threads so that the
 	 * 380-thread signal round only times out: those cases run natively. */
 	if (valgrind) {
