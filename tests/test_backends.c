@@ -1748,6 +1748,188 @@ static void body_task_env(void)
 	C_ASSERT_MSG(surand_test_taskcrng_switched(), "the 4th read was not switched");
 }
 
+/* SURAND_TASKCRNG_RATE_MS sets the window the read limit counts in.  With
+ * 100 ms, ten reads, 150 ms, ten more are careful (one window of the default
+ * 1000 ms would switch at the 11th); with 5000 ms, an 11th read 2 s after
+ * ten switches (the default window would have started again). */
+static void *task_rate_short_thread(void *arg)
+{
+	uint8_t b[1];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 20; i++) {
+		if (i == 10)
+			surand_test_clock_advance(150 * 1000000ull);
+		surand_bytes(b, 1);
+		if (surand_test_taskcrng_switched())
+			return (void *)(intptr_t)(100 + i);
+	}
+	return (void *)(intptr_t)1;
+}
+
+static void *task_rate_long_thread(void *arg)
+{
+	uint8_t b[1];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 10; i++)
+		surand_bytes(b, 1);
+	if (surand_test_taskcrng_switched())
+		return (void *)(intptr_t)7;
+	surand_test_clock_advance(2 * SEC_NS);
+	surand_bytes(b, 1);
+	return (void *)(intptr_t)surand_test_taskcrng_switched();
+}
+
+static void setup_task_rate(void)
+{
+	setenv("SURAND_TASKCRNG_RATE_MS", "100", 1);
+	surand_test_config_reload();
+}
+
+static void body_task_rate_env(void)
+{
+	intptr_t v;
+
+	C_ASSERT_EQ_U64(surand_design_config()->task_rate_ms, 100);
+	v = run_thread(task_rate_short_thread);
+	C_ASSERT_MSG(v == 1, "SURAND_TASKCRNG_RATE_MS=100: read %d switched", (int)(v - 100));
+	setenv("SURAND_TASKCRNG_RATE_MS", "5000", 1);
+	surand_test_config_reload();
+	C_ASSERT_EQ_U64(surand_design_config()->task_rate_ms, 5000);
+	v = run_thread(task_rate_long_thread);
+	C_ASSERT_MSG(v == 1, "SURAND_TASKCRNG_RATE_MS=5000: %s",
+		     v == 7 ? "ten reads switched" : "an 11th read 2 s later was careful");
+}
+
+/* SURAND_TASKCRNG_BUDGET_SECS sets the window the byte budget counts in.
+ * With 5 s, 32 bytes, 6 s, 32 more are careful (the default 60 s would
+ * switch); with 120 s, one byte 61 s after 32 switches (the default
+ * window would have started again). */
+static void *task_budget_short_thread(void *arg)
+{
+	uint8_t b[16];
+
+	(void)arg;
+	surand_bytes(b, 16);
+	surand_bytes(b, 16);
+	surand_test_clock_advance(6 * SEC_NS);
+	surand_bytes(b, 16);
+	surand_bytes(b, 16);
+	return (void *)(intptr_t)!surand_test_taskcrng_switched();
+}
+
+static void *task_budget_long_thread(void *arg)
+{
+	uint8_t b[16];
+
+	(void)arg;
+	surand_bytes(b, 16);
+	surand_bytes(b, 16);
+	if (surand_test_taskcrng_switched())
+		return (void *)(intptr_t)7;
+	surand_test_clock_advance(61 * SEC_NS);
+	surand_bytes(b, 1);
+	return (void *)(intptr_t)surand_test_taskcrng_switched();
+}
+
+static void setup_task_budget(void)
+{
+	setenv("SURAND_TASKCRNG_BUDGET_SECS", "5", 1);
+	surand_test_config_reload();
+}
+
+static void body_task_budget_env(void)
+{
+	intptr_t v;
+
+	C_ASSERT_EQ_U64(surand_design_config()->task_budget_s, 5);
+	v = run_thread(task_budget_short_thread);
+	C_ASSERT_MSG(v == 1, "SURAND_TASKCRNG_BUDGET_SECS=5: 32 bytes 6 s after 32 switched");
+	setenv("SURAND_TASKCRNG_BUDGET_SECS", "120", 1);
+	surand_test_config_reload();
+	C_ASSERT_EQ_U64(surand_design_config()->task_budget_s, 120);
+	v = run_thread(task_budget_long_thread);
+	C_ASSERT_MSG(v == 1, "SURAND_TASKCRNG_BUDGET_SECS=120: %s",
+		     v == 7 ? "32 bytes switched" : "a byte 61 s after 32 was careful");
+}
+
+/* The child's stderr, read back (setup_task_range); -1: not captured. */
+static int task_err_rd = -1;
+
+static void setup_task_range(void)
+{
+	int p[2];
+
+	if (pipe(p) == 0) {
+		dup2(p[1], STDERR_FILENO);
+		close(p[1]);
+		fcntl(p[0], F_SETFL, O_NONBLOCK);
+		task_err_rd = p[0];
+	}
+}
+
+/* Sets both windows, re-reads the environment and checks what was kept and
+ * what stderr got: one line per value out of range, naming it and the
+ * default, none for a value in range. */
+static void task_range_try(const char *rate, const char *budget, unsigned want_rate,
+			   unsigned want_budget)
+{
+	char err[1024] = "", *line, *nl, want[96];
+	int lines = 0, bad = 0;
+	ssize_t n;
+
+	setenv("SURAND_TASKCRNG_RATE_MS", rate, 1);
+	setenv("SURAND_TASKCRNG_BUDGET_SECS", budget, 1);
+	surand_test_config_reload();
+	C_ASSERT_MSG(surand_design_config()->task_rate_ms == want_rate,
+		     "SURAND_TASKCRNG_RATE_MS=%s gave %u", rate, surand_design_config()->task_rate_ms);
+	C_ASSERT_MSG(surand_design_config()->task_budget_s == want_budget,
+		     "SURAND_TASKCRNG_BUDGET_SECS=%s gave %u", budget,
+		     surand_design_config()->task_budget_s);
+	n = read(task_err_rd, err, sizeof(err) - 1);
+	err[n > 0 ? n : 0] = '\0';
+	for (line = err; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		C_ASSERT_MSG(nl, "a warning without its newline: %s", line);
+		lines++;
+	}
+	if (want_rate == 1000 && strcmp(rate, "1000") != 0) {
+		bad++;
+		snprintf(want, sizeof(want), "SURAND_TASKCRNG_RATE_MS=%s is not a number in 1..3600000; using 1000", rate);
+		C_ASSERT_MSG(strstr(err, want), "no warning for SURAND_TASKCRNG_RATE_MS=%s: %s", rate, err);
+	}
+	if (want_budget == 60 && strcmp(budget, "60") != 0) {
+		bad++;
+		snprintf(want, sizeof(want), "SURAND_TASKCRNG_BUDGET_SECS=%s is not a number in 1..86400; using 60", budget);
+		C_ASSERT_MSG(strstr(err, want), "no warning for SURAND_TASKCRNG_BUDGET_SECS=%s: %s", budget, err);
+	}
+	C_ASSERT_MSG(lines == bad, "%d warning lines for %d values out of range: %s", lines, bad, err);
+}
+
+static void body_task_range(void)
+{
+	uint8_t b[1];
+	intptr_t v;
+
+	C_ASSERT(task_err_rd >= 0);
+	/* The design is put in place by its first read; re-reading the
+	 * environment before it would drop the choice made in this child. */
+	surand_bytes(b, 1);
+	task_range_try("0", "86401", 1000, 60);
+	task_range_try("3600001", "0", 1000, 60);
+	task_range_try("-5", "60s", 1000, 60);
+	/* The ends of the ranges are taken, silently. */
+	task_range_try("1", "86400", 1, 86400);
+	task_range_try("3600000", "1", 3600000, 1);
+	/* Out of range again: the defaults act (ten reads, then the 11th switches). */
+	task_range_try("0", "0", 1000, 60);
+	v = run_thread(task_many_small);
+	C_ASSERT_MSG(v == 1, "defaults kept: %s", v >= 100 ? "switched too early" : "11th not switched");
+}
+
 /* An abuser reads its own CRNG: no lock, no pool; no backtracking protection
  * until its key is replaced (2^24 cranks, 300 s, or surand_reseed()). */
 static void body_task_abuser(void)
@@ -2222,6 +2404,9 @@ static const struct bcase contract[] = {
 	{ "task_limits", body_task_limits, NULL, 0, "taskcrng" },
 	{ "task_exit_wipes", body_task_exit_wipes, NULL, 0, "taskcrng" },
 	{ "task_env", body_task_env, setup_task_env, 0, "taskcrng" },
+	{ "task_rate_env", body_task_rate_env, setup_task_rate, 0, "taskcrng" },
+	{ "task_budget_env", body_task_budget_env, setup_task_budget, 0, "taskcrng" },
+	{ "task_env_range", body_task_range, setup_task_range, 0, "taskcrng" },
 	{ "task_abuser", body_task_abuser, NULL, 0, "taskcrng" },
 	{ "nodecrng_from_primary", body_nodecrng_from_primary, NULL, 0, "nodecrng" },
 	{ "nodecrng_clock", body_nodecrng_clock, NULL, 0, "nodecrng" },
