@@ -292,9 +292,13 @@ static __attribute__((noinline, cold)) int fill_slow(void *buf, size_t len, uint
 		/* The key was made in the constructor (index below 32 unless
 		 * the library was loaded after 32 keys existed): no calloc. */
 		(void)pthread_setspecific(exit_key, (void *)1);
-		if (!__atomic_load_n(&served, __ATOMIC_RELAXED))
-			__atomic_store_n(&served, 1, __ATOMIC_SEQ_CST);
-		be = __atomic_load_n(&active, __ATOMIC_ACQUIRE); /* set_backend: no longer */
+		/* Served, and the design read, under init_lock, where
+		 * surand_set_backend() checks and switches: a switch comes
+		 * wholly before this first draw, or it is refused. */
+		surand_mutex_lock(&init_lock);
+		__atomic_store_n(&served, 1, __ATOMIC_SEQ_CST);
+		be = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+		surand_mutex_unlock(&init_lock);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		tls_state = surand_secmem_kind() < 0 ? TS_KERNEL : TS_IDLE;
 		if (tls_state == TS_KERNEL) {
@@ -687,10 +691,13 @@ SURAND_API int surand_set_backend(const char *name)
 	r = -setup_locked();
 	cur = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 	if (r == 0 && cur != be) {
-		if (__atomic_load_n(&served, __ATOMIC_SEQ_CST))
+		if (__atomic_load_n(&served, __ATOMIC_SEQ_CST)) {
 			r = EBUSY; /* a draw was served: the design is fixed now */
-		else if (!be->init || (r = -be->init()) == 0)
-			__atomic_store_n(&active, be, __ATOMIC_RELEASE);
+		} else {
+			SURAND_TEST_POINT(SURAND_TP_SWITCH);
+			if (!be->init || (r = -be->init()) == 0)
+				__atomic_store_n(&active, be, __ATOMIC_RELEASE);
+		}
 	}
 	surand_mutex_unlock(&init_lock);
 	pthread_setcancelstate(st, NULL);

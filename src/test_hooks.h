@@ -214,6 +214,7 @@ enum surand_test_point_id {
 	SURAND_TP_TAKE,               /* thread.c: a draw from the batch, before the copy */
 	SURAND_TP_BACKEND,            /* api.c: a call marked busy, the backend's fill next */
 	SURAND_TP_FIRST_CALL,         /* api.c: a thread's first call, before it is registered */
+	SURAND_TP_SWITCH,             /* api.c: set_backend found no draw served, before the switch */
 	SURAND_TP_COUNT
 };
 void surand_test_point_arm(int point, int sig);

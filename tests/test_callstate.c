@@ -658,6 +658,60 @@ static void first_call_abandoned_registers(void)
 		     (unsigned long long)b.slots_in_use, (unsigned long long)a.slots_in_use);
 }
 
+/* ==== a design switch racing a thread's first draw =================================== */
+
+/*
+ * surand_set_backend() switches only before the first draw.  Here a thread's
+ * first draw is started while the switch, its check passed, is under way
+ * (the test point's handler runs in the switching thread, which holds the
+ * set-up lock), and the handler waits up to RACE_WAIT_MS for that draw.  The
+ * draw must not be served by the old design while the switch succeeds: it
+ * waits for the switch and is the new design's, or the switch is refused.
+ */
+#define RACE_WAIT_MS 300
+static volatile int race_go, race_done, race_slot;
+
+static void *race_first_draw(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&race_go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	(void)surand_u64();
+	race_slot = surand_test_thread_slot(NULL) != NULL; /* the default design's slot */
+	__atomic_store_n(&race_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void race_handler(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&race_go, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < RACE_WAIT_MS && !__atomic_load_n(&race_done, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+}
+
+static void switch_race_child(void)
+{
+	pthread_t t;
+	int r;
+
+	T_ASSERT(install(SIGUSR1, race_handler) == 0);
+	T_ASSERT(pthread_create(&t, NULL, race_first_draw, NULL) == 0);
+	surand_test_point_arm(SURAND_TP_SWITCH, SIGUSR1);
+	r = surand_set_backend("percpu");
+	T_ASSERT(pthread_join(t, NULL) == 0);
+	T_ASSERT_MSG(race_go, "the switch's test point was not reached");
+	T_ASSERT_MSG(r == 0 || errno == EBUSY, "surand_set_backend: %s", strerror(errno));
+	T_ASSERT_MSG(r != 0 || !race_slot, "the switch succeeded, but the first draw was served by "
+					   "the design it replaced");
+	T_ASSERT(strcmp(stats_now().backend, r == 0 ? "percpu" : "thread") == 0);
+}
+
+static void set_backend_races_first_draw(void)
+{
+	t_exec_child("switch_race", 30);
+}
+
 /* ==== main =========================================================================== */
 
 static const struct t_child_case child_cases[] = {
@@ -671,6 +725,7 @@ static const struct t_child_case child_cases[] = {
 	{"fork_paths_default", fork_paths_default_child},
 	{"fork_paths_wipeonfork", fork_paths_wipeonfork_child},
 	{"fork_paths_none", fork_paths_none_child},
+	{"switch_race", switch_race_child},
 	{NULL, NULL},
 };
 
@@ -699,6 +754,7 @@ int main(int argc, char **argv)
 	arm_and_run("siglongjmp_lock_held", NULL, "longjmp_lock_held", "siglongjmp-lock-held");
 	T_RUN(late_destructor_takes_no_slot);
 	T_RUN(first_call_abandoned_registers);
+	T_RUN(set_backend_races_first_draw);
 	/* Single-stepping: the plain build on x86-64 (tests/step.h). */
 	if (step_unavailable())
 		printf("# signal_at_every_instruction: single-steps the plain x86-64 build only "
