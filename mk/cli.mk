@@ -35,3 +35,6 @@ man-check:
 		if [ -n "$$out" ]; then echo "$$f:"; echo "$$out"; exit 1; fi; \
 		echo "man-check: $$f ok"; \
 	done
+
+# tools/common/stdfds.h is shared with surandfs (outside TOOL_HDR's folders).
+$(BUILD)/obj/tools/surand/surand.o: tools/common/stdfds.h

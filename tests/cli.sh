@@ -146,6 +146,17 @@ check progress_inf "$(grep -Eq '^surand: [0-9.]+ (B|KiB|MiB|GiB) .*/s' "$tmp/err
 	"stderr: $(head -c 300 "$tmp/err")"
 "$S" -n 3M -o /dev/null 2>"$tmp/err"
 check progress_off_when_not_tty "$([ ! -s "$tmp/err" ]; echo $?)" "stderr: $(head -c 300 "$tmp/err")"
+# started with fd 2 (or 0 and 1) closed, the file opened next must not become
+# standard error: the output file holds the random bytes and no progress text
+ok=0 why=
+for closed in "2>&-" "<&- 2>&-" "<&- >&- 2>&-"; do
+	rm -f "$tmp/pout"
+	sh -c "exec '$S' -n 3M --progress -o '$tmp/pout' $closed"; rc=$?
+	sz=$(stat -c %s "$tmp/pout" 2>/dev/null) text=$(grep -a -c 'surand: ' "$tmp/pout")
+	[ "$rc" = 0 ] && [ "$sz" = 3145728 ] && [ "$text" = 0 ] ||
+		{ ok=1; why="$why '$closed': rc $rc, size $sz, $text progress lines in the file;"; }
+done
+check progress_closed_stderr_not_in_output $ok "$why"
 
 # ---- errors: documented status, exactly one line on stderr, nothing on stdout ----
 mkdir -p "$tmp/dir"
@@ -298,6 +309,12 @@ check wipe_file_all_bytes_rewritten "$([ "$diff" -gt $((total - total / 128)) ];
 	"only $diff of $total bytes differ from the original"
 csz=$(gzip -1 -c "$f" | wc -c)
 check wipe_file_random "$([ "$csz" -gt "$sz0" ]; echo $?)" "$sz0 wiped bytes gzip to $csz"
+# with stderr closed the wiped file receives no progress text (and verifies)
+cp "$f" "$tmp/before2"
+sh -c "exec '$S' wipe '$f' --verify --progress >'$tmp/wout' 2>&-"; rc=$?
+text=$(grep -a -c 'wipe pass\|wipe verify' "$f") sz=$(stat -c %s "$f")
+check wipe_closed_stderr_not_in_target "$([ $rc = 0 ] && [ "$text" = 0 ] && [ "$sz" = "$sz0" ] && ! cmp -s "$f" "$tmp/before2"; echo $?)" \
+	"rc $rc, $text progress lines in the target, size $sz (want $sz0)"
 cp "$f" "$tmp/after1"
 "$S" wipe "$f" --verify --progress >"$tmp/wout" 2>"$tmp/err"
 rc=$?

@@ -228,6 +228,23 @@ for sig in TERM INT; do
 	fi
 done
 
+# ---- started with fds 0-2 closed: /dev/fuse and the files it opens stay above 2 ------------------
+mnt=$(mktemp -d "$tmp/mnt.XXXXXX")
+mounts+=("$mnt")
+sh -c 'exec "$1" "$2" -f <&- >&- 2>&-' sh "$SFS" "$mnt" &
+pid=$!
+pids+=("$pid")
+for _ in $(seq 100); do mounted "$mnt" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+std=$(for fd in 0 1 2; do readlink "/proc/$pid/fd/$fd"; done | sort -u | tr '\n' ' ')
+got=$(timeout 20 head -c 4096 "$mnt/urandom" 2>/dev/null | wc -c)
+kill -s TERM "$pid"
+wait_exit "$pid"
+if [ "$std" = "/dev/null " ] && [ "$got" = 4096 ] && [ "$st" = 0 ]; then
+	pass closed-std-fds
+else
+	fail closed-std-fds "fds 0-2 are '$std' (want /dev/null), read $got of 4096 bytes, status $st"
+fi
+
 # ---- usage errors -------------------------------------------------------------------------------------
 "$SFS" >/dev/null 2>&1
 st=$?

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/stdfds.h"
 #include "cli.h"
 #include "surand.h"
 
@@ -88,6 +89,11 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc >= 2 ? argv[1] : NULL;
 
+	/* before any open(2): a closed 0-2 must not become the output file */
+	if (surand_stdfds_reserve() != 0) {
+		fprintf(stderr, "surand: cannot open /dev/null: %s\n", strerror(errno));
+		return SURAND_EX_IOERR;
+	}
 	/* a closed pipe is an EPIPE write error, handled as the normal end of output */
 	signal(SIGPIPE, SIG_IGN);
 	if (cmd && strcmp(cmd, "bench") == 0)

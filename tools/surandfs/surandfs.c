@@ -12,8 +12,9 @@
  * check is ours, not the kernel's mode bits); changes of the namespace or of
  * metadata (create, mkdir, unlink, rename, chmod, ...) fail with EROFS.
  * Unmounts on SIGINT, SIGTERM, SIGHUP and `fusermount3 -u MOUNTPOINT`.
- * Exit status: 0 after a clean unmount, 1 on a mount or session error, 64 on
- * a usage error (no mount point or not a directory, unknown option).  man/surandfs.8, docs/fuse.md.
+ * Exit status: 0 after a clean unmount, 1 on a mount or session error (or no
+ * /dev/null for a closed fd 0-2), 64 on a usage error (no mount point or not a
+ * directory, unknown option).  man/surandfs.8, docs/fuse.md.
  * SPDX-License-Identifier: MIT
  */
 /* mk/fuse.mk passes 312 where libfuse has the 3.12 loop configuration API */
@@ -36,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/stdfds.h"
 #include "readpath.h"
 #include "surand.h"
 
@@ -475,6 +477,11 @@ int main(int argc, char **argv)
 	struct fuse_session *se;
 	int ret = 1;
 
+	/* before any open(2): a closed 0-2 must not become /dev/fuse or a log */
+	if (surand_stdfds_reserve() != 0) {
+		fprintf(stderr, "surandfs: cannot open /dev/null: %s\n", strerror(errno));
+		return 1;
+	}
 	memset(&opts, 0, sizeof(opts));
 	if (fuse_parse_cmdline(&args, &opts) != 0) {
 		usage(stderr, argv[0]);
