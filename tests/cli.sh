@@ -274,6 +274,13 @@ check run_exit_status "$([ $rc = 3 ]; echo $?)" "rc $rc, want 3"
 check run_signal_status "$([ $rc = 143 ]; echo $?)" "rc $rc, want 143 (128 + SIGTERM)"
 "$S" run "$tmp/no-such-program" 2>"$tmp/err"; rc=$?
 check run_not_found_127 "$([ $rc = 127 ] && grep -q "cannot run" "$tmp/err"; echo $?)" "rc $rc, $(head -c 200 "$tmp/err")"
+# the status does not depend on whether the message could be written
+sh -c "exec '$S' run '$tmp/no-such-program' 2>&-"; rc=$?
+check run_not_found_127_stderr_closed "$([ $rc = 127 ]; echo $?)" "rc $rc, want 127"
+"$S" run "$tmp/dir" 2>"$tmp/err"; rc=$?
+check run_cannot_exec_126 "$([ $rc = 126 ] && grep -q "cannot run" "$tmp/err"; echo $?)" "rc $rc, $(head -c 200 "$tmp/err")"
+sh -c "exec '$S' run '$tmp/dir' 2>&-"; rc=$?
+check run_cannot_exec_126_stderr_closed "$([ $rc = 126 ]; echo $?)" "rc $rc, want 126"
 # served through the preload: a read of /dev/urandom, counted in the --stats line
 "$S" run --stats sh -c 'head -c 4096 /dev/urandom | wc -c' >"$tmp/out" 2>"$tmp/err"; rc=$?
 check run_stats_line "$([ $rc = 0 ] && [ "$(cat "$tmp/out")" = 4096 ] && grep '^surand-preload' "$tmp/err" | grep -q 'served'; echo $?)" \

@@ -153,8 +153,11 @@ int surand_cmd_run(int argc, char **argv)
 		/* the child gets the default SIGPIPE back (main() ignores it for our own writes) */
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[i], argv + i);
-		fprintf(stderr, "surand: run: cannot run '%s': %s\n", argv[i], strerror(errno));
-		_exit(errno == ENOENT ? RUN_EX_NOT_FOUND : RUN_EX_CANNOT_EXEC);
+		/* the status comes from execvp's errno, before the message can change it */
+		int e = errno;
+
+		fprintf(stderr, "surand: run: cannot run '%s': %s\n", argv[i], strerror(e));
+		_exit(e == ENOENT ? RUN_EX_NOT_FOUND : RUN_EX_CANNOT_EXEC);
 	}
 	/* the terminal's ^C and ^\ go to CMD; we wait for it to decide */
 	signal(SIGINT, SIG_IGN);
