@@ -256,4 +256,17 @@ if [ "$st" = 64 ] && [ "$st2" = 64 ] && ! mounted "$tmp/empty"; then
 else
 	fail usage "no mount point: status $st, unknown option: status $st2 (want 64)"
 fi
+# a regular file as mount point: refused with one line and 64, nothing mounted
+echo keep >"$tmp/plain"
+timeout 20 "$SFS" "$tmp/plain" -f >"$tmp/plain.out" 2>"$tmp/plain.err" &
+ppid=$!
+pids+=("$ppid")
+mounts+=("$tmp/plain")
+wait_exit "$ppid"
+if [ "$st" = 64 ] && ! mounted "$tmp/plain" && [ "$(wc -l <"$tmp/plain.err")" = 1 ] &&
+	grep -q "^surandfs: .*not a directory" "$tmp/plain.err" && [ "$(cat "$tmp/plain")" = keep ]; then
+	pass usage-not-a-directory
+else
+	fail usage-not-a-directory "status $st (want 64), mounted: $(mounted "$tmp/plain" && echo yes || echo no), stderr: $(head -c 200 "$tmp/plain.err")"
+fi
 exit 0

@@ -470,6 +470,23 @@ static int serve(struct fuse_session *se, const struct fuse_cmdline_opts *opts)
 	return ret;
 }
 
+/*
+ * The kernel mounts a file system over a regular file too, and libfuse lets
+ * it: a mount point that exists and is not a directory is a usage error
+ * (one that does not exist is refused by fuse_parse_cmdline).  An error of
+ * stat(2) itself, such as ENOTCONN on a stale FUSE mount, is left to libfuse.
+ * 1 when it may be mounted; 0 with the message printed.
+ */
+static int sfs_mountpoint_is_dir(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 || S_ISDIR(st.st_mode))
+		return 1;
+	fprintf(stderr, "surandfs: mount point '%s' is not a directory\n", path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -505,6 +522,10 @@ int main(int argc, char **argv)
 	if (!opts.mountpoint) {
 		fprintf(stderr, "surandfs: no mount point given\n");
 		usage(stderr, argv[0]);
+		ret = SFS_EX_USAGE;
+		goto out_args;
+	}
+	if (!sfs_mountpoint_is_dir(opts.mountpoint)) {
 		ret = SFS_EX_USAGE;
 		goto out_args;
 	}
