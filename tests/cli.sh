@@ -250,6 +250,24 @@ for sub in "" run wipe stats selftest bench; do
 		{ ok=1; why="$why '$sub --help': rc $rc, $(head -c 100 "$tmp/h" "$tmp/herr");"; }
 done
 check help_every_subcommand $ok "$why"
+# --help, -h and --version anywhere among the options, as GNU programs take them
+ver=$(sed -n 's/^#define SURAND_VERSION_STRING "\(.*\)"/\1/p' include/surand.h)
+ok=0 why=
+for args in "-f hex --help" "-f hex -h" "32 --help" "-n 5 --progress -h" "-o $tmp/never -h" \
+	"-j 2 --he" "-o -h -h" "wipe $tmp/never --help" "run --stats --help" "bench --quick --help"; do
+	# shellcheck disable=SC2086
+	"$S" $args >"$tmp/h" 2>"$tmp/herr"; rc=$?
+	grep -q "^usage: surand" "$tmp/h" && [ "$rc" = 0 ] && [ ! -s "$tmp/herr" ] || \
+		{ ok=1; why="$why '$args': rc $rc, $(head -c 100 "$tmp/h" "$tmp/herr");"; }
+done
+for args in "-f hex --version" "-j 2 -V" "16 --vers"; do
+	# shellcheck disable=SC2086
+	got=$("$S" $args 2>"$tmp/herr"); rc=$?
+	[ "$got" = "surand $ver" ] && [ "$rc" = 0 ] && [ ! -s "$tmp/herr" ] || \
+		{ ok=1; why="$why '$args': rc $rc, '$got' $(head -c 100 "$tmp/herr");"; }
+done
+[ -e "$tmp/never" ] && { ok=1; why="$why --help wrote or wiped a file;"; }
+check help_version_anywhere $ok "$why"
 
 # ---- surand run: the preload by absolute path, SURAND_* through, CMD's status --------
 # Under the emulator the command surand run starts is a host program, which

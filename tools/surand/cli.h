@@ -2,6 +2,8 @@
 #ifndef SURAND_CLI_H
 #define SURAND_CLI_H
 
+#include <stdio.h>
+
 /* Exit statuses (sysexits.h values), documented in man/surand.1. */
 #define SURAND_EX_OK 0
 #define SURAND_EX_FAIL 1
@@ -15,6 +17,9 @@ int surand_stdout_status(const char *who);
  * even inside a bundle such as -hex) and ':' (a missing value); sub is the
  * subcommand ("wipe"), NULL for the generator. */
 void surand_opt_error(const char *sub, int c, char **argv);
+
+/* tools/surand/surand.c: the usage of the command (--help). */
+void surand_usage(FILE *f);
 
 /* tools/surand/cmd_run.c: `surand run [--stats] CMD [ARG...]`. */
 int surand_cmd_run(int argc, char **argv);

@@ -329,8 +329,13 @@ static int read_threads(const char *arg, uint64_t *n)
 	return 0;
 }
 
-/* The options, then at most one operand: the SIZE (surand 32).  0, or
- * SURAND_EX_USAGE (the message printed). */
+/* read_gen_args found --help or --version (-h, -V) among the options. */
+#define GEN_ARGS_HELP (-1)
+#define GEN_ARGS_VERSION (-2)
+
+/* The options, then at most one operand: the SIZE (surand 32).  0,
+ * SURAND_EX_USAGE (the message printed), or GEN_ARGS_HELP / GEN_ARGS_VERSION
+ * (wherever among the options they stand, as GNU programs take them). */
 static int read_gen_args(int argc, char **argv, struct gen_args *a)
 {
 	static const struct option opts[] = {
@@ -339,8 +344,11 @@ static int read_gen_args(int argc, char **argv, struct gen_args *a)
 		{"format", required_argument, NULL, 'f'},
 		{"threads", required_argument, NULL, 'j'},
 		{"progress", no_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *prev_val = NULL; /* the value the previous option took */
 	uint64_t v;
 	int c;
 
@@ -359,10 +367,20 @@ static int read_gen_args(int argc, char **argv, struct gen_args *a)
 				return SURAND_EX_USAGE;
 			break;
 		case 'P': a->pmode = SURAND_PROGRESS_FORCE; break;
+		case 'h': return GEN_ARGS_HELP;
+		case 'V': return GEN_ARGS_VERSION;
 		default:
+			/* -h and -V standing alone, not inside a bundle such as -hex (a
+			 * slip for -f hex, better named as unknown): getopt moved past
+			 * the argument, which is not the previous option's value */
+			if (c == '?' && (optopt == 'h' || optopt == 'V') &&
+			    argv[optind - 1] != prev_val && argv[optind - 1][0] == '-' &&
+			    argv[optind - 1][1] == optopt && argv[optind - 1][2] == '\0')
+				return optopt == 'h' ? GEN_ARGS_HELP : GEN_ARGS_VERSION;
 			surand_opt_error(NULL, c, argv);
 			return SURAND_EX_USAGE;
 		}
+		prev_val = optarg;
 	}
 	if (optind >= argc)
 		return 0;
@@ -447,7 +465,16 @@ int surand_cmd_gen(int argc, char **argv)
 	int fd = STDOUT_FILENO, own_fd = 0, rc;
 
 	memset(&g, 0, sizeof(g));
-	if ((rc = read_gen_args(argc, argv, &a)) != 0 || (rc = plan_gen(&a, &g)) != 0)
+	rc = read_gen_args(argc, argv, &a);
+	if (rc == GEN_ARGS_HELP) {
+		surand_usage(stdout);
+		return SURAND_EX_OK; /* the caller checks that it reached stdout */
+	}
+	if (rc == GEN_ARGS_VERSION) {
+		printf("surand %s\n", SURAND_VERSION_STRING);
+		return SURAND_EX_OK;
+	}
+	if (rc != 0 || (rc = plan_gen(&a, &g)) != 0)
 		return rc;
 	/* fewer workers than chunks would only cost memory */
 	if (a.nthreads > g.nchunks)

@@ -40,7 +40,7 @@ void surand_opt_error(const char *sub, int c, char **argv)
 		sub ? sub : "");
 }
 
-static void usage(FILE *f)
+void surand_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: surand [-n SIZE | SIZE] [-o FILE] [-f raw|hex|base64|uuid] [-j THREADS] [--progress]\n"
@@ -60,6 +60,8 @@ static void usage(FILE *f)
 		"  -j, --threads N      generate with N threads (1 to 256, default 1; 0: one per\n"
 		"                       online CPU)\n"
 		"      --progress       show progress on stderr (default: when it is a terminal)\n"
+		"  -h, --help           this help; -V, --version: the version (either anywhere\n"
+		"                       among the options)\n"
 		"\n"
 		"  run CMD [ARG...]     run CMD with the surand preload (surand run --help)\n"
 		"  wipe PATH...         overwrite regular files or block devices in place with random\n"
@@ -106,14 +108,10 @@ int main(int argc, char **argv)
 		return sub(surand_cmd_stats, cmd, argc - 1, argv + 1);
 	if (cmd && strcmp(cmd, "selftest") == 0)
 		return sub(surand_cmd_selftest, cmd, argc - 1, argv + 1);
-	if (cmd && (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
-		    strcmp(cmd, "help") == 0)) {
-		usage(stdout);
+	if (cmd && strcmp(cmd, "help") == 0) {
+		surand_usage(stdout);
 		return surand_stdout_status(NULL);
 	}
-	if (cmd && (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0)) {
-		printf("surand %s\n", SURAND_VERSION_STRING);
-		return surand_stdout_status(NULL);
-	}
+	/* the generator's options include --help and --version, anywhere among them */
 	return sub(surand_cmd_gen, NULL, argc, argv);
 }
