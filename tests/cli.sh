@@ -221,6 +221,23 @@ errcase selftest_argument 64 "$S" selftest now
 "$S" -hex 16 2>"$tmp/err" >/dev/null
 check option_bundle_names_itself "$(grep -q "option '-h' is unknown" "$tmp/err" && ! grep -q "'$S'" "$tmp/err"; echo $?)" \
 	"stderr: $(head -c 200 "$tmp/err")"
+# an option error names the option as written and says what is wrong with it
+optmsg() { # name "message" command...
+	local name=$1 want=$2
+	shift 2
+	errcase "$name" 64 "$@"
+	check "${name}_message" "$(grep -qF "$want" "$tmp/eerr"; echo $?)" \
+		"want \"$want\", stderr: $(head -c 200 "$tmp/eerr")"
+}
+optmsg option_takes_no_value "option '--progress' takes no value" "$S" --progress=1
+optmsg option_abbrev_takes_no_value "option '--prog' takes no value" "$S" --prog=1 -n 5
+optmsg wipe_option_takes_no_value "wipe: option '--verify' takes no value" "$S" wipe --verify=yes "$tmp/o"
+optmsg wipe_option_ambiguous "wipe: option '--p' is ambiguous" "$S" wipe --p 2 "$tmp/o"
+optmsg option_unknown_long_named "option '--bogus' is unknown" "$S" --bogus=3
+optmsg option_unknown_after_long "option '-x' is unknown" "$S" --progress -xy
+optmsg option_needs_value_long "option '--size' needs a value" "$S" --size
+optmsg option_needs_value_abbrev "option '--thr' needs a value" "$S" --thr
+optmsg wipe_option_needs_value "wipe: option '--passes' needs a value" "$S" wipe --passes
 "$S" -n 1x 2>"$tmp/err" >/dev/null
 missing=
 for suf in K k KiB kB KB M MiB MB G GiB GB T TiB TB inf; do

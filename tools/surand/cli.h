@@ -13,10 +13,13 @@
 /* tools/surand/surand.c: the exit status after writing to stdout (0, or 74 with a
  * message naming who when the write failed; a closed pipe counts as 0). */
 int surand_stdout_status(const char *who);
-/* tools/surand/surand.c: the message for getopt's '?' (an unknown option, by name
- * even inside a bundle such as -hex) and ':' (a missing value); sub is the
+/* tools/surand/surand.c: the message for getopt_long's '?' and ':' with the
+ * options table opts: the option as the user wrote it (up to any '='; a short
+ * one by its letter, even inside a bundle such as -hex) and what is wrong: it
+ * is unknown, is ambiguous, takes no value or needs a value.  sub is the
  * subcommand ("wipe"), NULL for the generator. */
-void surand_opt_error(const char *sub, int c, char **argv);
+struct option;
+void surand_opt_error(const char *sub, int c, char **argv, const struct option *opts);
 
 /* tools/surand/surand.c: the usage of the command (--help). */
 void surand_usage(FILE *f);

@@ -377,7 +377,7 @@ static int read_gen_args(int argc, char **argv, struct gen_args *a)
 			    argv[optind - 1] != prev_val && argv[optind - 1][0] == '-' &&
 			    argv[optind - 1][1] == optopt && argv[optind - 1][2] == '\0')
 				return optopt == 'h' ? GEN_ARGS_HELP : GEN_ARGS_VERSION;
-			surand_opt_error(NULL, c, argv);
+			surand_opt_error(NULL, c, argv, opts);
 			return SURAND_EX_USAGE;
 		}
 		prev_val = optarg;

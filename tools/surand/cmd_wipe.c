@@ -403,7 +403,7 @@ int surand_cmd_wipe(int argc, char **argv)
 			fputs(wipe_usage, stdout);
 			return surand_stdout_status("wipe");
 		default:
-			surand_opt_error("wipe", c, argv);
+			surand_opt_error("wipe", c, argv, opts);
 			return SURAND_EX_USAGE;
 		}
 	}

@@ -26,18 +26,66 @@ int surand_stdout_status(const char *who)
 	return SURAND_EX_IOERR;
 }
 
-void surand_opt_error(const char *sub, int c, char **argv)
+/* The long options whose names start with the len bytes of name: 0, 1, or 2
+ * for more than one (an exact match counts alone); *hit is the last one. */
+static int long_matches(const struct option *opts, const char *name, size_t len,
+			const struct option **hit)
+{
+	int n = 0;
+
+	*hit = NULL;
+	for (const struct option *o = opts; o->name; o++) {
+		if (strncmp(o->name, name, len) != 0)
+			continue;
+		if (strlen(o->name) == len) {
+			*hit = o;
+			return 1;
+		}
+		*hit = o;
+		n++;
+	}
+	return n > 1 ? 2 : n;
+}
+
+void surand_opt_error(const char *sub, int c, char **argv, const struct option *opts)
 {
 	char opt[3] = {'-', (char)optopt, '\0'};
-	/* a short option (alone or inside a bundle such as -hex) is named by optopt;
-	 * an unknown long option has optopt 0 and is the argument just passed */
-	const char *name = optopt > ' ' && optopt < 127 ? opt : argv[optind - 1];
+	const char *arg = argv[optind - 1], *name = opt, *what = "is unknown";
+	int len = 2;
 
-	if (c == ':')
-		name = argv[optind - 1]; /* as given: -n or --size */
-	fprintf(stderr, "surand: %s%soption '%s' %s (see surand%s%s --help)\n", sub ? sub : "",
-		sub ? ": " : "", name, c == ':' ? "needs a value" : "is unknown", sub ? " " : "",
-		sub ? sub : "");
+	if (c == ':') {
+		/* getopt moved past the option that lacks its value: as given, -n or --size */
+		name = arg;
+		len = (int)strlen(arg);
+		what = "needs a value";
+	} else if (strncmp(arg, "--", 2) == 0 && arg[2]) {
+		/* a long option: unknown, ambiguous, or given a value it does not take;
+		 * named as written, up to any '=' */
+		const struct option *o;
+		size_t n = strcspn(arg + 2, "=");
+		int m = long_matches(opts, arg + 2, n, &o);
+
+		if (m == 1 && optopt == o->val && o->has_arg == no_argument && arg[2 + n] == '=') {
+			what = "takes no value";
+		} else if (m == 2 && optopt == 0) {
+			what = "is ambiguous";
+		} else if (optopt != 0) {
+			/* an unknown short option inside a later bundle (-hex): getopt
+			 * has not moved past it, and arg is the argument before */
+			goto short_opt;
+		}
+		name = arg;
+		len = n ? (int)(2 + n) : (int)strlen(arg); /* "--=x" whole */
+	} else {
+short_opt:
+		/* a short option, alone or inside a bundle such as -hex: by its letter */
+		if (optopt <= ' ' || optopt >= 127) {
+			name = arg;
+			len = (int)strlen(arg);
+		}
+	}
+	fprintf(stderr, "surand: %s%soption '%.*s' %s (see surand%s%s --help)\n", sub ? sub : "",
+		sub ? ": " : "", len, name, what, sub ? " " : "", sub ? sub : "");
 }
 
 void surand_usage(FILE *f)
