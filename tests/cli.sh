@@ -478,12 +478,35 @@ check version "$([ "$got" = "surand $ver" ]; echo $?)" "got '$got', want 'surand
 # ---- man pages -----------------------------------------------------------------
 if command -v groff >/dev/null; then
 	ok=0 why=
-	for page in man/surand.1 man/surand.3 man/surand-preload.7; do
+	for page in man/surand.1 man/surand.3 man/surand_inline.3 man/surand-preload.7 man/surandfs.8 \
+		    man/*.[0-9]; do
 		[ -f "$page" ] || { ok=1; why="$why $page missing;"; continue; }
 		w=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" 2>&1)
 		[ -z "$w" ] || { ok=1; why="$why $page: $w;"; }
 	done
 	check man_render_clean $ok "$why"
+	# an alternating-font macro (.BR, .IR, ...) glues its arguments: two plain
+	# words in a row there are prose that renders as one word ("):adecimal...")
+	glued=$(awk '
+	/^\.(BR|RB|BI|IB|IR|RI)[ \t]/ {
+		s = substr($0, 4); prev = ""; pq = 1
+		while (length(s) > 0) {
+			sub(/^[ \t]+/, "", s)
+			if (s == "") break
+			if (substr(s, 1, 1) == "\"") {
+				s = substr(s, 2); i = index(s, "\"")
+				a = i ? substr(s, 1, i - 1) : s; s = i ? substr(s, i + 1) : ""; q = 1
+			} else {
+				match(s, /^[^ \t]+/); a = substr(s, 1, RLENGTH); s = substr(s, RLENGTH + 1); q = 0
+			}
+			if (!q && !pq && a ~ /^[A-Za-z][A-Za-z]+[.,;:]?$/ && prev ~ /^[A-Za-z][A-Za-z]+$/) {
+				printf "%s:%d: %s;", FILENAME, FNR, $0
+				break
+			}
+			prev = a; pq = q
+		}
+	}' man/*.[0-9])
+	check man_no_glued_words "$([ -z "$glued" ]; echo $?)" "$glued"
 	txt1=$(LC_ALL=C.UTF-8 MANWIDTH=200 groff -man -Tutf8 -rLL=200n man/surand.1 2>/dev/null | sed 's/.\x08//g')
 	missing=
 	for o in -n -o -f -j --progress wipe --passes --verify --zero --remove --yes stats selftest bench \
