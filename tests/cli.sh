@@ -412,9 +412,20 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && loopdev=$(losetup -f -
 		echo n | script -qec "'$S' wipe '$loopdev'" /dev/null >"$tmp/out" 2>&1; rc=$?
 		check wipe_block_device_asks_no "$([ $rc = 1 ] && grep -q 'y/N' "$tmp/out" && cmp -s "$img" "$tmp/img-before"; echo $?)" \
 			"rc $rc, out: $(tr -d '\r' < "$tmp/out" | head -c 300)"
-		echo y | script -qec "'$S' wipe '$loopdev'" /dev/null >"$tmp/out" 2>&1; rc=$?; sync
-		check wipe_block_device_asks_yes "$([ $rc = 0 ] && grep -q 'y/N' "$tmp/out" && grep -q 'wiped 4.00 MiB' "$tmp/out"; echo $?)" \
-			"rc $rc, out: $(tr -d '\r' < "$tmp/out" | head -c 300)"
+		# an empty answer and "no" decline too; y, Y and yes accept (surand(1))
+		for ans in empty no; do
+			[ "$ans" = empty ] && ans=
+			echo "$ans" | script -qec "'$S' wipe '$loopdev'" /dev/null >"$tmp/out" 2>&1; rc=$?
+			check "wipe_block_device_asks_declines_${ans:-empty}" "$([ $rc = 1 ] && grep -q 'y/N' "$tmp/out" && cmp -s "$img" "$tmp/img-before"; echo $?)" \
+				"rc $rc, out: $(tr -d '\r' < "$tmp/out" | head -c 300)"
+		done
+		for ans in y Y yes; do
+			yes "$pat" | head -c $((4 * 1048576)) > "$img"
+			echo "$ans" | script -qec "'$S' wipe '$loopdev'" /dev/null >"$tmp/out" 2>&1; rc=$?; sync
+			left=$(grep -a -c -F "$pat" "$img")
+			check "wipe_block_device_asks_yes_$ans" "$([ $rc = 0 ] && grep -q 'y/N' "$tmp/out" && grep -q 'wiped 4.00 MiB' "$tmp/out" && [ "$left" = 0 ]; echo $?)" \
+				"rc $rc, pattern left $left, out: $(tr -d '\r' < "$tmp/out" | head -c 300)"
+		done
 		script -qec "'$S' wipe --yes '$loopdev'" /dev/null </dev/null >"$tmp/out" 2>&1; rc=$?
 		check wipe_block_device_yes_no_question "$([ $rc = 0 ] && ! grep -q 'y/N' "$tmp/out"; echo $?)" \
 			"rc $rc, out: $(tr -d '\r' < "$tmp/out" | head -c 300)"
@@ -515,6 +526,9 @@ if command -v groff >/dev/null; then
 		grep -q -- "$o" <<<"$txt1" || missing="$missing $o"
 	done
 	check man1_documents_options "$([ -z "$missing" ]; echo $?)" "missing:$missing"
+	# the answers wipe's question accepts, as cmd_wipe.c takes them
+	check man1_wipe_answers "$(tr -s ' \n' '  ' <<<"$txt1" | grep -q 'any answer but y, Y or yes leaves it'; echo $?)" \
+		"surand(1) does not say 'any answer but y, Y or yes'"
 	txt3=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -rLL=200n man/surand.3 2>/dev/null | sed 's/.\x08//g')
 	missing=
 	for fn in $(grep -oE '\bsurand_[a-z0-9_]+ *\(' include/surand.h | tr -d ' (' | sort -u); do

@@ -13,7 +13,7 @@
  * busy device (EBUSY).  --zero adds a last pass of zeros (as shred -z; with
  * --verify the random pass is checked before it and the zeros after it);
  * --remove unlinks a regular file once wiped.  A block device is wiped only
- * after a "y" on standard input when that is a terminal, unless --yes.  Each
+ * after a "y" (Y, yes) on standard input when that is a terminal, unless --yes.  Each
  * wiped path gets one closing line on stdout:
  *   'PATH': wiped 64.00 MiB, 3 passes, verified, zeroed, removed
  * SPDX-License-Identifier: MIT
@@ -268,7 +268,7 @@ struct wipe_opts {
 	enum surand_progress_mode pmode;
 };
 
-/* Asks on stderr, answers from stdin (a terminal): 1 for y or yes. */
+/* Asks on stderr, answers from stdin (a terminal): 1 for y, Y or yes (surand(1)). */
 static int confirm_device(const char *path, uint64_t size)
 {
 	char line[16];
