@@ -391,6 +391,15 @@ rc=$?
 # the other name of the same inode shows the data was overwritten before the unlink
 check wipe_remove "$([ $rc = 0 ] && [ ! -e "$tmp/r" ] && [ "$(grep -a -c -F "$pat" "$tmp/r-link")" = 0 ] && grep -q ', removed$' "$tmp/out"; echo $?)" \
 	"rc $rc, exists: $([ -e "$tmp/r" ] && echo yes || echo no), stdout: $(cat "$tmp/out")"
+# --remove on a symbolic link: the target is wiped and stays, the link goes,
+# and the closing line names both
+yes "$pat" | head -c 5000 > "$tmp/rt"
+ln -s "$tmp/rt" "$tmp/rt-link"
+"$S" wipe --remove "$tmp/rt-link" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check wipe_remove_symlink "$([ $rc = 0 ] && [ ! -L "$tmp/rt-link" ] && [ -f "$tmp/rt" ] && [ "$(stat -c %s "$tmp/rt")" = 5000 ] && \
+	[ "$(grep -a -c -F "$pat" "$tmp/rt")" = 0 ] && grep -qxF "'$tmp/rt-link' -> '$(readlink -f "$tmp/rt")': wiped 4.88 KiB, 1 pass, removed the link" "$tmp/out"; echo $?)" \
+	"rc $rc, link left: $([ -L "$tmp/rt-link" ] && echo yes || echo no), stdout: $(cat "$tmp/out"), stderr: $(head -c 200 "$tmp/err")"
 yes "$pat" | head -c 5000 > "$tmp/w"
 errcase wipe_stdout_full 74 sh -c "exec '$S' wipe '$tmp/w' >/dev/full"
 

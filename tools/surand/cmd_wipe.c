@@ -12,7 +12,8 @@
  * devices are opened with O_EXCL: the kernel refuses a mounted or otherwise
  * busy device (EBUSY).  --zero adds a last pass of zeros (as shred -z; with
  * --verify the random pass is checked before it and the zeros after it);
- * --remove unlinks a regular file once wiped.  A block device is wiped only
+ * --remove unlinks a regular file once wiped (a symbolic link is followed for
+ * the wipe, and only the link is removed, as shred -u).  A block device is wiped only
  * after a "y" (Y, yes) on standard input when that is a terminal, unless --yes.  Each
  * wiped path gets one closing line on stdout:
  *   'PATH': wiped 64.00 MiB, 3 passes, verified, zeroed, removed
@@ -21,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,7 +257,8 @@ static const char wipe_usage[] =
 	"  --verify      read the target back and compare with the last random pass\n"
 	"                (and, with --zero, the zeros)\n"
 	"  --zero        end with a pass of zeros (as shred -z)\n"
-	"  --remove      unlink a regular file once wiped (not a block device)\n"
+	"  --remove      unlink a regular file once wiped (not a block device; for a\n"
+	"                symbolic link, the link: its target is wiped and stays)\n"
 	"  --yes         no question before a block device (asked only when standard\n"
 	"                input is a terminal)\n"
 	"  --progress    show progress on stderr (default: when it is a terminal)\n"
@@ -285,9 +288,9 @@ static int confirm_device(const char *path, uint64_t size)
 static int wipe_path(const char *path, const struct wipe_opts *o)
 {
 	struct wipe_job j;
-	struct stat st, fst;
-	int flags, rc;
-	char size[32];
+	struct stat st, fst, lst;
+	int flags, rc, is_link;
+	char size[32], target[PATH_MAX];
 
 	memset(&j, 0, sizeof(j));
 	j.path = path;
@@ -299,6 +302,9 @@ static int wipe_path(const char *path, const struct wipe_opts *o)
 		fprintf(stderr, "surand: wipe: cannot open '%s': %s\n", j.path, strerror(errno));
 		return SURAND_EX_IOERR;
 	}
+	/* a symbolic link is followed: its target is wiped, and --remove unlinks
+	 * only the link (as shred -u); the closing line names both */
+	is_link = lstat(j.path, &lst) == 0 && S_ISLNK(lst.st_mode);
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
 		fprintf(stderr, "surand: wipe: '%s' is not a regular file or block device\n", j.path);
 		return SURAND_EX_USAGE;
@@ -346,6 +352,8 @@ static int wipe_path(const char *path, const struct wipe_opts *o)
 	} else {
 		j.size = (uint64_t)fst.st_size;
 	}
+	if (is_link && !realpath(j.path, target))
+		snprintf(target, sizeof(target), "the file it points to");
 	rc = wipe_run(&j);
 	if (close(j.fd) < 0 && rc == SURAND_EX_OK) {
 		fprintf(stderr, "surand: wipe: close '%s': %s\n", j.path, strerror(errno));
@@ -354,14 +362,19 @@ static int wipe_path(const char *path, const struct wipe_opts *o)
 	if (rc != SURAND_EX_OK)
 		return rc;
 	if (o->remove && unlink(j.path) < 0) {
-		fprintf(stderr, "surand: wipe: wiped '%s' but cannot remove it: %s\n", j.path,
-			strerror(errno));
+		if (is_link)
+			fprintf(stderr, "surand: wipe: wiped '%s' through '%s' but cannot remove "
+					"the link: %s\n", target, j.path, strerror(errno));
+		else
+			fprintf(stderr, "surand: wipe: wiped '%s' but cannot remove it: %s\n",
+				j.path, strerror(errno));
 		return SURAND_EX_IOERR;
 	}
 	surand_human_bytes(size, sizeof(size), (double)j.size);
-	printf("'%s': wiped %s, %u pass%s%s%s%s\n", j.path, size, j.passes,
+	printf("'%s'%s%s%s: wiped %s, %u pass%s%s%s%s\n", j.path, is_link ? " -> '" : "",
+	       is_link ? target : "", is_link ? "'" : "", size, j.passes,
 	       j.passes == 1 ? "" : "es", j.verify ? ", verified" : "", j.zero ? ", zeroed" : "",
-	       o->remove ? ", removed" : "");
+	       !o->remove ? "" : is_link ? ", removed the link" : ", removed");
 	return SURAND_EX_OK;
 }
 
