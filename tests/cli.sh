@@ -144,6 +144,15 @@ check progress_forced "$(grep -q '3.00 MiB / 3.00 MiB 100%.*/s  ETA' "$tmp/err";
 "$S" -n inf --progress 2>"$tmp/err" | head -c 5000000 >/dev/null
 check progress_inf "$(grep -Eq '^surand: [0-9.]+ (B|KiB|MiB|GiB) .*/s' "$tmp/err"; echo $?)" \
 	"stderr: $(head -c 300 "$tmp/err")"
+# the final state is printed once: no line repeated at the end
+ok=0 why=
+for args in "-n 32" "-n 0" "-n 3M" "-n 3M -j 3" "-n 10 -f uuid"; do
+	# shellcheck disable=SC2086
+	"$S" --progress $args -o /dev/null 2>"$tmp/err"
+	n=$(grep -c '100%' "$tmp/err") dup=$(sed 's/[0-9.]* [KMG]*i*B\/s.*//' "$tmp/err" | uniq -d | wc -l)
+	[ "$n" = 1 ] && [ "$dup" = 0 ] || { ok=1; why="$why '$args': $n final lines, $dup repeated: $(head -c 200 "$tmp/err");"; }
+done
+check progress_final_line_once $ok "$why"
 "$S" -n 3M -o /dev/null 2>"$tmp/err"
 check progress_off_when_not_tty "$([ ! -s "$tmp/err" ]; echo $?)" "stderr: $(head -c 300 "$tmp/err")"
 # started with fd 2 (or 0 and 1) closed, the file opened next must not become

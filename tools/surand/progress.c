@@ -75,6 +75,7 @@ static void draw(struct surand_progress *p, uint64_t done, double now)
 		fprintf(stderr, "%s\n", line);
 	fflush(stderr);
 	p->drawn = 1;
+	p->shown = done;
 	p->last = now;
 }
 
@@ -97,7 +98,9 @@ void surand_progress_end(struct surand_progress *p, uint64_t done)
 {
 	if (!p->on)
 		return;
-	if (p->drawn || p->forced)
+	/* the final state, unless the last line drawn already shows it (a run
+	 * whose one update came at the end would print the same line twice) */
+	if (p->drawn ? p->shown != done : p->forced)
 		draw(p, done, mono_s());
 	if (p->drawn && p->tty)
 		fputc('\n', stderr);

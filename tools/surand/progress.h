@@ -22,6 +22,7 @@ struct surand_progress {
 	int tty;          /* stderr is a terminal: redraw with '\r' */
 	int forced;
 	int drawn;        /* something is on the line (needs a final '\n') */
+	uint64_t shown;   /* the byte count last drawn, while drawn */
 	double t0, last;  /* seconds (CLOCK_MONOTONIC) */
 	uint64_t total;   /* bytes, or SURAND_PROGRESS_UNKNOWN */
 	char label[48];
