@@ -247,6 +247,16 @@ optmsg option_unknown_after_long "option '-x' is unknown" "$S" --progress -xy
 optmsg option_needs_value_long "option '--size' needs a value" "$S" --size
 optmsg option_needs_value_abbrev "option '--thr' needs a value" "$S" --thr
 optmsg wipe_option_needs_value "wipe: option '--passes' needs a value" "$S" wipe --passes
+# bench: the same one-line "surand: ..." errors, before any measuring
+optmsg bench_unknown_subcommand "surand: bench: unknown subcommand 'nosuchsub'" "$S" bench nosuchsub
+optmsg bench_unknown_option "surand: bench: unknown option '--bogus'" "$S" bench --bogus
+optmsg bench_chacha_unknown_option "surand: bench chacha: unknown option '--bogus'" "$S" bench chacha --bogus
+optmsg bench_chacha_bad_ms "surand: bench chacha: bad --ms value '0'" "$S" bench chacha --ms 0
+optmsg bench_chacha_no_value "surand: bench chacha: no value after '--reps'" "$S" bench chacha --reps
+optmsg bench_words_unknown_option "surand: bench words: unknown option '--bogus'" "$S" bench words --bogus
+optmsg bench_kleen_bad_option "surand: bench: bad option" "$S" bench kleen --bogus
+optmsg bench_size_range "1 B to 16 MiB" "$S" bench --sizes -5
+check bench_size_no_inf "$(grep -q 'or inf' "$tmp/eerr"; [ $? = 1 ]; echo $?)" "bench sizes offer inf: $(head -c 300 "$tmp/eerr")"
 "$S" -n 1x 2>"$tmp/err" >/dev/null
 missing=
 for suf in K k KiB kB KB M MiB MB G GiB GB T TiB TB inf; do
@@ -269,7 +279,7 @@ check threads_zero_one_per_cpu "$([ "$rc" = 0 ] && [ "$got" = 5242880 ]; echo $?
 
 # ---- --help on every subcommand: status 0, its own usage on stdout -------------------
 ok=0 why=
-for sub in "" run wipe stats selftest bench; do
+for sub in "" run wipe stats selftest bench "bench chacha" "bench words" "bench kleen" "bench mixed"; do
 	"$S" $sub --help >"$tmp/h" 2>"$tmp/herr"
 	rc=$?
 	grep -q "^usage: surand${sub:+ $sub}" "$tmp/h" && [ "$rc" = 0 ] && [ ! -s "$tmp/herr" ] || \

@@ -104,12 +104,17 @@ static double bench_openssl(uint8_t *buf, const uint8_t *zeros, size_t size, dou
 }
 #endif
 
-static int bench_usage(void)
+static const char bench_usage[] =
+	"usage: surand bench chacha [--quick] [--ms N] [--reps N]\n"
+	"  --ms N    milliseconds per measurement, 1..10000 (default 200)\n"
+	"  --reps N  measurements per figure, best kept, 1..100 (default 3)\n"
+	"  --quick   --ms 50 --reps 2\n";
+
+/* A bad command line: one line on stderr (surand(1)), exit 64. */
+static int bench_bad(const char *what, const char *arg, const char *range)
 {
-	fprintf(stderr, "usage: surand bench chacha [--quick] [--ms N] [--reps N]\n"
-			"  --ms N    milliseconds per measurement, 1..10000 (default 200)\n"
-			"  --reps N  measurements per figure, best kept, 1..100 (default 3)\n"
-			"  --quick   --ms 50 --reps 2\n");
+	fprintf(stderr, "surand: bench chacha: %s '%s' (%s%ssee surand bench chacha --help)\n",
+		what, arg, range ? range : "", range ? "; " : "");
 	return SURAND_EX_USAGE;
 }
 
@@ -140,17 +145,23 @@ int surand_bench_chacha(int argc, char **argv)
 #endif
 
 	for (a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "--quick") == 0) {
+		if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
+			fputs(bench_usage, stdout);
+			return SURAND_EX_OK; /* the caller checks that it reached stdout */
+		} else if (strcmp(argv[a], "--quick") == 0) {
 			ms = 50;
 			reps = 2;
-		} else if (strcmp(argv[a], "--ms") == 0 && a + 1 < argc) {
+		} else if ((strcmp(argv[a], "--ms") == 0 || strcmp(argv[a], "--reps") == 0) &&
+			   a + 1 >= argc) {
+			return bench_bad("no value after", argv[a], NULL);
+		} else if (strcmp(argv[a], "--ms") == 0) {
 			if (bench_parse_uint(argv[++a], 1, 10000, &ms) < 0)
-				return bench_usage();
-		} else if (strcmp(argv[a], "--reps") == 0 && a + 1 < argc) {
+				return bench_bad("bad --ms value", argv[a], "1 to 10000");
+		} else if (strcmp(argv[a], "--reps") == 0) {
 			if (bench_parse_uint(argv[++a], 1, 100, &reps) < 0)
-				return bench_usage();
+				return bench_bad("bad --reps value", argv[a], "1 to 100");
 		} else {
-			return bench_usage();
+			return bench_bad("unknown option", argv[a], NULL);
 		}
 	}
 

@@ -17,6 +17,11 @@
 #define SCALES_EFFICIENCY 0.70
 /* buffers of all threads of one cell together */
 #define BENCH_MAX_BUFFER_BYTES (1ull << 30)
+/* What --sizes takes (parse_size: the SIZE syntax of surand -n, no inf, at
+ * most BENCH_MAX_SIZE_BYTES), for its error messages. */
+#define BENCH_SIZE_HELP                                                                   \
+	"1 B to 16 MiB: a whole number of bytes with an optional suffix K, k or KiB, M or " \
+	"MiB (powers of 1024), kB or KB, MB (powers of 1000); not inf"
 /* cells below this share of the CPU time they asked for are flagged as starved */
 #define BUSY_CPU_SHARE 0.80
 /*

@@ -79,7 +79,7 @@ static uint64_t now_ns(void)
 
 static int bad(const char *what, const char *v)
 {
-	fprintf(stderr, "surand bench: bad %s '%.60s' (surand bench --help)\n", what, v);
+	fprintf(stderr, "surand: bench: bad %s '%.60s' (see surand bench --help)\n", what, v);
 	return SURAND_EX_USAGE;
 }
 
@@ -457,7 +457,7 @@ static FILE *open_out(const char *path)
 	FILE *f = fopen(path, "w");
 
 	if (!f)
-		fprintf(stderr, "surand bench: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "surand: bench: %s: %s\n", path, strerror(errno));
 	return f;
 }
 
@@ -465,7 +465,7 @@ static FILE *open_out(const char *path)
 static int close_out(FILE *f, const char *path, int rc)
 {
 	if (f && fclose(f) != 0) {
-		fprintf(stderr, "surand bench: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "surand: bench: %s: %s\n", path, strerror(errno));
 		return SURAND_EX_IOERR;
 	}
 	return rc;
@@ -616,7 +616,7 @@ static int kleen_measure(const struct variant *v, unsigned nv, const struct dopt
 				if (k->best[j][i] < 0)
 					continue; /* failed in an earlier round */
 				if (run_cell(&v[j], CELL_KLEEN, o->counts[i], o->size, o->secs, &r) != 0) {
-					fprintf(stderr, "surand bench kleen: %s, %u threads: %s\n",
+					fprintf(stderr, "surand: bench kleen: %s, %u threads: %s\n",
 						v[j].label, o->counts[i], r.why);
 					k->best[j][i] = -1;
 					failed = 1;
@@ -882,7 +882,7 @@ static int bench_mixed(int argc, char **argv)
 	for (unsigned j = 0; j < nv; j++)
 		for (unsigned i = 0; i < o.ncounts; i++) {
 			if (run_cell(&v[j], CELL_MIXED, o.counts[i], 0, o.secs, &res[j][i]) != 0) {
-				fprintf(stderr, "surand bench mixed: %s, %u abusers: %s\n", v[j].label,
+				fprintf(stderr, "surand: bench mixed: %s, %u abusers: %s\n", v[j].label,
 					o.counts[i], res[j][i].why);
 				printf("%-14s %7u %9s\n", v[j].label, o.counts[i], "FAILED");
 				failed = 1;
@@ -894,11 +894,11 @@ static int bench_mixed(int argc, char **argv)
 		return r;
 	if (o.plot) {
 		if (!find_program("gnuplot", gnuplot, sizeof(gnuplot)))
-			fprintf(stderr, "surand bench: gnuplot is not installed, no chart written "
+			fprintf(stderr, "surand: bench: gnuplot is not installed, no chart written "
 					"(apt-get install gnuplot-nox)%s\n",
 				o.csv ? "; the figures are in the CSV file" : "");
 		else if (mixed_plot(o.plot, gnuplot, v, nv, o.counts, o.ncounts, res) != 0)
-			fprintf(stderr, "surand bench: gnuplot failed to write %s\n", o.plot);
+			fprintf(stderr, "surand: bench: gnuplot failed to write %s\n", o.plot);
 	}
 	return failed ? SURAND_EX_FAIL : SURAND_EX_OK;
 }

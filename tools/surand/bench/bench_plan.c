@@ -38,11 +38,11 @@ void usage_error(const char *fmt, ...)
 	if (usage_failed)
 		return;
 	usage_failed = 1;
-	fputs("surand bench: ", stderr);
+	fputs("surand: bench: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs(" (surand bench --help)\n", stderr);
+	fputs(" (see surand bench --help)\n", stderr);
 }
 
 int split_list(const char *s, char items[][48], unsigned max, unsigned *n,

@@ -437,13 +437,13 @@ static int run_child(double ms, unsigned reps)
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
-		perror("surand bench words: fork");
+		perror("surand: bench words: fork");
 		return SURAND_EX_FAIL;
 	}
 	if (pid == 0)
 		_exit(words_child(ms, reps));
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "surand bench words: the measuring process failed\n");
+		fprintf(stderr, "surand: bench words: the measuring process failed\n");
 		return SURAND_EX_FAIL;
 	}
 	return SURAND_EX_OK;
@@ -468,14 +468,14 @@ int surand_bench_words(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--ms") && i + 1 < argc) {
 			ms = strtod(argv[++i], &end);
 			if (*end || !(ms >= 1 && ms <= 10000)) {
-				fprintf(stderr, "surand bench words: --ms must be 1..10000\n");
+				fprintf(stderr, "surand: bench words: --ms must be 1..10000\n");
 				return SURAND_EX_USAGE;
 			}
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			unsigned long r = strtoul(argv[++i], &end, 10);
 
 			if (*end || r < 1 || r > 50) {
-				fprintf(stderr, "surand bench words: --reps must be 1..50\n");
+				fprintf(stderr, "surand: bench words: --reps must be 1..50\n");
 				return SURAND_EX_USAGE;
 			}
 			reps = (unsigned)r;
@@ -483,7 +483,7 @@ int surand_bench_words(int argc, char **argv)
 			printf("usage: surand bench words [--quick] [--ms N] [--reps N]\n");
 			return SURAND_EX_OK;
 		} else {
-			fprintf(stderr, "surand bench words: unknown option '%s' "
+			fprintf(stderr, "surand: bench words: unknown option '%s' "
 				"(usage: surand bench words [--quick] [--ms N] [--reps N])\n", argv[i]);
 			return SURAND_EX_USAGE;
 		}

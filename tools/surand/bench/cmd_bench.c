@@ -103,7 +103,7 @@ static FILE *open_out(const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
-		fprintf(stderr, "surand bench: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "surand: bench: cannot write %s: %s\n", path, strerror(errno));
 	return f;
 }
 
@@ -144,6 +144,8 @@ static int read_options(int argc, char **argv, struct opts *o)
 			o->json = v;
 		} else if (opt_value(argc, argv, &i, "--plot", &v)) {
 			o->plot = v;
+		} else if (argv[i][0] != '-') {
+			usage_error("unknown subcommand '%s' (chacha, words, kleen or mixed)", argv[i]);
 		} else {
 			usage_error("unknown option '%s'", argv[i]);
 		}
@@ -230,11 +232,11 @@ static int plan_sizes(struct plan *p, const struct opts *o)
 			size_t s;
 			int r = parse_size(items[i], &s);
 			if (r == -1) {
-				usage_error("size '%s' is not a size (%s)", items[i], SURAND_SIZE_HELP);
+				usage_error("size '%s' is not a size (%s)", items[i], BENCH_SIZE_HELP);
 				return SURAND_EX_USAGE;
 			}
 			if (r == -2) {
-				usage_error("size '%s' is out of range (1 B to 16 MiB)", items[i]);
+				usage_error("size '%s' is out of range (%s)", items[i], BENCH_SIZE_HELP);
 				return SURAND_EX_USAGE;
 			}
 			p->sizes[p->nsizes++] = s;
@@ -400,7 +402,7 @@ static int write_outputs(const struct opts *o, struct outputs *w, struct plan *p
 	if (w->csv) {
 		csv_write(w->csv, p);
 		if (fclose(w->csv) != 0) {
-			fprintf(stderr, "surand bench: writing %s: %s\n",
+			fprintf(stderr, "surand: bench: writing %s: %s\n",
 				o->csv ? o->csv : w->csv_auto, strerror(errno));
 			rc = SURAND_EX_IOERR;
 		}
@@ -408,18 +410,18 @@ static int write_outputs(const struct opts *o, struct outputs *w, struct plan *p
 	if (w->json) {
 		json_write(w->json, p, m, cmp, claims);
 		if (fclose(w->json) != 0) {
-			fprintf(stderr, "surand bench: writing %s: %s\n", o->json, strerror(errno));
+			fprintf(stderr, "surand: bench: writing %s: %s\n", o->json, strerror(errno));
 			rc = SURAND_EX_IOERR;
 		}
 	}
 	if (o->plot) {
 		if (!w->have_gp)
 			fprintf(stderr,
-				"surand bench: gnuplot is not installed, no charts written "
+				"surand: bench: gnuplot is not installed, no charts written "
 				"(apt-get install gnuplot-nox); the figures are in %s\n",
 				o->csv ? o->csv : w->csv_auto);
 		else if (plot_write(p, o->plot, w->gnuplot) != 0)
-			fprintf(stderr, "surand bench: gnuplot failed to write %s\n", o->plot);
+			fprintf(stderr, "surand: bench: gnuplot failed to write %s\n", o->plot);
 	}
 	return rc;
 }
@@ -503,7 +505,7 @@ int surand_cmd_bench(int argc, char **argv)
 		return r;
 	p->cells = calloc((size_t)p->nruns * p->nsizes * p->nthreads, sizeof(*p->cells));
 	if (!p->cells) {
-		fprintf(stderr, "surand bench: out of memory\n");
+		fprintf(stderr, "surand: bench: out of memory\n");
 		return SURAND_EX_FAIL;
 	}
 	machine_info(&m);
@@ -517,7 +519,7 @@ int surand_cmd_bench(int argc, char **argv)
 		failures++;
 	rc = write_outputs(&o, &out, p, &m, cmp, claims, failures ? SURAND_EX_FAIL : SURAND_EX_OK);
 	if (failures)
-		fprintf(stderr, "surand bench: %d source%s failed (see the table)\n", failures,
+		fprintf(stderr, "surand: bench: %d source%s failed (see the table)\n", failures,
 			failures == 1 ? "" : "s");
 	free(p->cells);
 	return rc;
