@@ -503,3 +503,5 @@ module_exit(surand_exit);
 MODULE_LICENSE("Dual MIT/GPL");
 MODULE_AUTHOR("surand project");
 MODULE_DESCRIPTION("/dev/surandom: the 2015 scalable-urandom designs and their successors");
+/* the package version (Makefile VERSION, debian/changelog; tests/cli.sh checks they agree) */
+MODULE_VERSION("1.1.0");

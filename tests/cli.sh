@@ -513,6 +513,13 @@ check help "$([ $rc = 0 ] && [ -z "$missing" ]; echo $?)" "rc $rc, missing:$miss
 ver=$(sed -n 's/^#define SURAND_VERSION_STRING "\(.*\)"/\1/p' include/surand.h)
 got=$("$S" --version)
 check version "$([ "$got" = "surand $ver" ]; echo $?)" "got '$got', want 'surand $ver'"
+# one version everywhere: the Makefile, the header, the Debian changelog (the
+# DKMS package's version) and the kernel module's MODULE_VERSION
+mkver=$(sed -n 's/^VERSION := //p' Makefile)
+debver=$(sed -n '1s/^surand (\([^)-]*\)\(-[^)]*\)\{0,1\}).*/\1/p' debian/changelog)
+kver=$(sed -n 's/^MODULE_VERSION("\(.*\)");/\1/p' kmod/surand_main.c)
+check versions_agree "$([ -n "$ver" ] && [ "$mkver" = "$ver" ] && [ "$debver" = "$ver" ] && [ "$kver" = "$ver" ]; echo $?)" \
+	"Makefile '$mkver', include/surand.h '$ver', debian/changelog '$debver', kmod MODULE_VERSION '$kver'"
 
 # ---- man pages -----------------------------------------------------------------
 if command -v groff >/dev/null; then
