@@ -88,8 +88,14 @@ endif
 endif
 CARGO ?= cargo
 RUST_PEER_RUSTC ?= rustc
+# RUST_PEER=0 leaves it out even where cargo is found: the Debian build
+# (debian/rules) neither build-depends on cargo nor ships the peer.
+ifeq ($(RUST_PEER),0)
+HAVE_RUST_PEER :=
+else
 HAVE_RUST_PEER := $(shell command -v $(CARGO) >/dev/null 2>&1 && \
 		    ls -d /usr/share/cargo/registry/rand-0.8.* >/dev/null 2>&1 && echo 1)
+endif
 
 $(RUST_PEER_SO): $(RUST_PEER_SRC)
 	@rm -rf $(RUST_PEER_DIR)/src $(RUST_PEER_DIR)/.cargo
@@ -105,6 +111,6 @@ rust-peer: $(RUST_PEER_SO)
 ifeq ($(HAVE_RUST_PEER),1)
 ALL_TARGETS += $(RUST_PEER_SO)
 run bench: $(RUST_PEER_SO)
-else
+else ifneq ($(RUST_PEER),0)
 LEFT_OUT += Rust-rand-peer-of-surand-bench:cargo+librust-rand-dev
 endif

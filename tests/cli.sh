@@ -521,6 +521,21 @@ kver=$(sed -n 's/^MODULE_VERSION("\(.*\)");/\1/p' kmod/surand_main.c)
 check versions_agree "$([ -n "$ver" ] && [ "$mkver" = "$ver" ] && [ "$debver" = "$ver" ] && [ "$kver" = "$ver" ]; echo $?)" \
 	"Makefile '$mkver', include/surand.h '$ver', debian/changelog '$debver', kmod MODULE_VERSION '$kver'"
 
+# ---- the package build (debian/rules), without building the packages ----------
+# DEB_BUILD_OPTIONS=parallel=N reaches the build and the tests; the Rust peer of
+# surand bench (no Build-Depends, not shipped) stays out even where cargo is here
+if [ -f /usr/share/dpkg/buildflags.mk ] && command -v dpkg-parsechangelog >/dev/null; then
+	rules=$(DEB_BUILD_OPTIONS="parallel=3" make -s -n -f debian/rules override_dh_auto_build override_dh_auto_test 2>&1)
+	nj=$(grep -c ' -j3 ' <<<"$rules") nr=$(grep -c 'RUST_PEER=0' <<<"$rules")
+	serial=$(DEB_BUILD_OPTIONS= make -s -n -f debian/rules override_dh_auto_build 2>&1)
+	check deb_rules_parallel "$([ "$nj" = 2 ] && [ "$nr" = 2 ] && ! grep -q ' -j' <<<"$serial"; echo $?)" \
+		"$nj of 2 make lines with -j3, $nr with RUST_PEER=0: $(head -c 300 <<<"$rules")"
+else
+	skip deb_rules_parallel "dpkg-dev not installed (apt-get install dpkg-dev)"
+fi
+cargo_lines=$(make -s -n -C "$top" all RUST_PEER=0 BUILD="$tmp/rust-peer-off" 2>&1 | grep -c 'cargo build')
+check rust_peer_off "$([ "$cargo_lines" = 0 ]; echo $?)" "make all RUST_PEER=0 still runs cargo ($cargo_lines lines)"
+
 # ---- man pages -----------------------------------------------------------------
 if command -v groff >/dev/null; then
 	ok=0 why=
