@@ -581,15 +581,15 @@ static void signal_at_every_instruction(void)
  * every destructor round the C library runs: its key is made after
  * surand's, so in each round it runs after surand's exit destructor. */
 static pthread_key_t late_key;
-static volatile int late_draws;
+static int late_draws;
 
 static void late_destructor(void *p)
 {
 	uint64_t v = surand_u64();
 
 	(void)p;
-	if (v != 0)
-		late_draws++;
+	if (v != 0) /* atomic: the C library runs destructors after the thread's join point */
+		__atomic_fetch_add(&late_draws, 1, __ATOMIC_RELAXED);
 	(void)pthread_setspecific(late_key, (void *)1);
 }
 
@@ -615,7 +615,8 @@ static void late_destructor_takes_no_slot(void)
 		T_ASSERT(pthread_join(t, NULL) == 0);
 	}
 	b = stats_now();
-	T_ASSERT_MSG(late_draws >= 4, "the late destructors drew %d times", (int)late_draws);
+	T_ASSERT_MSG(__atomic_load_n(&late_draws, __ATOMIC_RELAXED) >= 4,
+		     "the late destructors drew %d times", __atomic_load_n(&late_draws, __ATOMIC_RELAXED));
 	T_ASSERT_MSG(b.slots_in_use == a.slots_in_use,
 		     "%llu slots held after the threads exited, %llu before",
 		     (unsigned long long)b.slots_in_use, (unsigned long long)a.slots_in_use);
