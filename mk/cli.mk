@@ -36,5 +36,3 @@ man-check:
 		echo "man-check: $$f ok"; \
 	done
 
-# tools/common/stdfds.h is shared with surandfs (outside TOOL_HDR's folders).
-$(BUILD)/obj/tools/surand/surand.o: tools/common/stdfds.h

@@ -26,7 +26,7 @@ FUSE3_API    := $(shell $(PKG_CONFIG) --atleast-version=3.12 fuse3 && echo 312 |
 FUSE3_CFLAGS := $(shell $(PKG_CONFIG) --cflags fuse3) -DFUSE_USE_VERSION=$(FUSE3_API)
 FUSE3_LIBS   := $(shell $(PKG_CONFIG) --libs fuse3)
 
-$(SFS_DIR)/surandfs.o: tools/surandfs/surandfs.c tools/surandfs/readpath.h tools/common/stdfds.h \
+$(SFS_DIR)/surandfs.o: tools/surandfs/surandfs.c tools/surandfs/readpath.h tools/surand/stdfds.h \
 		include/surand.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_SFS) $(FUSE3_CFLAGS) -c $< -o $@

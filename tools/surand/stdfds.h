@@ -1,5 +1,6 @@
 /*
- * stdfds.h - the standard descriptors of the surand command and surandfs.
+ * stdfds.h - the standard descriptors of the surand command (and surandfs,
+ * which includes this header from here).
  * A program started with fd 0, 1 or 2 closed would get that number back
  * from its next open(2): the output file of `surand -o FILE 2>&-` would
  * become standard error, and progress lines or messages would land in it.

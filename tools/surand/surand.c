@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/stdfds.h"
+#include "stdfds.h"
 #include "cli.h"
 #include "surand.h"
 

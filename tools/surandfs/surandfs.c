@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/stdfds.h"
+#include "../surand/stdfds.h" /* the command's helper, shared */
 #include "readpath.h"
 #include "surand.h"
 
