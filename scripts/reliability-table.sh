@@ -182,7 +182,7 @@ the backend in brackets.
   (a sanitizer's shadow memory is terabytes); RLIMIT_AS is not set under a
   sanitizer either.
 
-## Defects these tests found (and the fixes)
+## Defects the tests found or now guard (and the fixes)
 
 | test | defect | fixed in |
 |---|---|---|
@@ -199,6 +199,12 @@ the backend in brackets.
 | a file bound over /dev/urandom (getrandom refused) | its bytes seeded the generator: three runs printed the same 16 bytes | src/entropy/kernel.c (the device must be 1:9 / 1:8) |
 | preload in a seccomp sandbox | a program that had opened /dev/urandom was aborted ("no seed") where the kernel would have answered | tools/preload/preload.c (falls through to the real call) |
 | jitter on an AMD EPYC host | the real timer alarmed and the source was disabled after crediting up to 5,183 bits; credit was granted before its APT window closed and kept after an alarm | src/entropy/jitter.c (power-up qualification, credit per clean window) |
+| single-stepped calls, handlers at every instruction boundary (`test_callstate`, `test_inline`) | a handler between the busy mark's two stores left its own return address behind; a second handler inside the same call then took the live call for abandoned and dropped its slot: `surand_bytes(64)` returned 64 zero bytes, an inline `surand_u64()` 0 | src/api.c, include/surand.h (the mark in one store, tagged with the return address) |
+| a key destructor drawing after surand's at thread exit (`late_destructor_takes_no_slot`) | in the C library's last destructor round the draw took a slot never given back or wiped; `surand_stats()` then read the exited thread's TLS | src/api.c (an exited thread's draws go to the kernel) |
+| a design switch racing a thread's first draw (`set_backend_races_first_draw`) | the draw was served by the old design while `surand_set_backend()` switched and returned 0 | src/api.c (both under `init_lock`) |
+| a seek back to a buffered block's start (`test_stream` seek_equals_read) | a read of whole blocks and a tail served the tail from the stale buffer | src/stream.c |
+| vector registers after `surand_reseed()` (`reseed_leaves_no_key_in_registers`) | the new base key stayed in xmm1 and xmm2 | src/gen/base.c (every reseed scrubs them) |
+| the command started with standard error closed (`cli.sh` progress_closed_stderr_not_in_output) | `open()` handed back fd 2 for the output file or the wiped target, and progress lines went into it | tools/surand/stdfds.h (fds 0-2 held with /dev/null) |
 
 EOF
 	printf '## Summary\n\n%s rows; %s not passing; %s duplicates, %s crashes, %s leaks in all.  ' \
