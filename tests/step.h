@@ -17,9 +17,12 @@
 #define SURAND_TEST_STEP_H
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
+
+#include "harness.h"
 
 #if defined(__x86_64__)
 #define STEP_AVAILABLE 1
@@ -93,6 +96,19 @@ static inline const char *step_unavailable(void)
 	if (getenv("SURAND_VALGRIND"))
 		return "valgrind does not emulate the trap flag";
 	return NULL;
+}
+
+/* T_RUN(fn) where this build single-steps; elsewhere a line that says why
+ * the case is left out (not a skip: it runs in the plain x86-64 build). */
+#define STEP_RUN(fn) step_run_case(#fn, fn)
+static inline void step_run_case(const char *name, void (*fn)(void))
+{
+	const char *why = step_unavailable();
+
+	if (why)
+		printf("# %s: single-steps the plain x86-64 build only (here: %s)\n", name, why);
+	else
+		t_run_case(name, fn);
 }
 
 #endif /* SURAND_TEST_STEP_H */

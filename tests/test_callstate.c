@@ -756,12 +756,7 @@ int main(int argc, char **argv)
 	T_RUN(late_destructor_takes_no_slot);
 	T_RUN(first_call_abandoned_registers);
 	T_RUN(set_backend_races_first_draw);
-	/* Single-stepping: the plain build on x86-64 (tests/step.h). */
-	if (step_unavailable())
-		printf("# signal_at_every_instruction: single-steps the plain x86-64 build only "
-		       "(here: %s)\n", step_unavailable());
-	else
-		T_RUN(signal_at_every_instruction);
+	STEP_RUN(signal_at_every_instruction);
 	rel_per_backend("fork_paths_default", "fork_paths_default", "fork-paths-default", 30);
 	rel_per_backend("fork_paths_wipeonfork", "fork_paths_wipeonfork", "fork-paths-wipeonfork", 30);
 	rel_per_backend("fork_paths_none", "fork_paths_none", "fork-paths-no-wipe-on-fork", 30);

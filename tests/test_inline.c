@@ -718,11 +718,7 @@ int main(int argc, char **argv)
 	T_RUN(inline_ufork_wipeonfork_child_differs);
 	T_RUN(inline_fork_no_wipeonfork_child_differs);
 	T_RUN(inline_signal_handler_draws_inside_draw);
-	if (step_unavailable())
-		printf("# inline_signal_at_every_instruction: single-steps the plain x86-64 build "
-		       "only (here: %s)\n", step_unavailable());
-	else
-		T_RUN(inline_signal_at_every_instruction);
+	STEP_RUN(inline_signal_at_every_instruction);
 	T_RUN(inline_siglongjmp_out_of_draw_recovered);
 	T_RUN(inline_dropped_page_never_zeros);
 	T_RUN(inline_refill_folds_kernel_bytes);
