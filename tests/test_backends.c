@@ -1768,19 +1768,26 @@ static void *task_rate_short_thread(void *arg)
 	return (void *)(intptr_t)1;
 }
 
+/* A thread that reads `reads` times `len` bytes (careful: below every limit
+ * in one window), then one byte `later_ns` after: 1 if that read switched,
+ * 0 if not, 7 if the first reads had switched already. */
+static intptr_t reads_then_one_later(int reads, size_t len, uint64_t later_ns)
+{
+	uint8_t b[16];
+
+	for (int i = 0; i < reads; i++)
+		surand_bytes(b, len);
+	if (surand_test_taskcrng_switched())
+		return 7;
+	surand_test_clock_advance(later_ns);
+	surand_bytes(b, 1);
+	return surand_test_taskcrng_switched();
+}
+
 static void *task_rate_long_thread(void *arg)
 {
-	uint8_t b[1];
-	int i;
-
 	(void)arg;
-	for (i = 0; i < 10; i++)
-		surand_bytes(b, 1);
-	if (surand_test_taskcrng_switched())
-		return (void *)(intptr_t)7;
-	surand_test_clock_advance(2 * SEC_NS);
-	surand_bytes(b, 1);
-	return (void *)(intptr_t)surand_test_taskcrng_switched();
+	return (void *)reads_then_one_later(10, 1, 2 * SEC_NS);
 }
 
 static void setup_task_rate(void)
@@ -1789,19 +1796,35 @@ static void setup_task_rate(void)
 	surand_test_config_reload();
 }
 
-static void body_task_rate_env(void)
+/*
+ * One window variable, set to `first` by the case's setup: the first thread
+ * must stay careful (1).  Then set to `second`: the second thread must
+ * switch (1; 7: it switched within the first window already).
+ */
+static void window_env_check(const char *env, const unsigned *field, unsigned first,
+			     void *(*first_thread)(void *), unsigned second,
+			     void *(*second_thread)(void *))
 {
+	char val[16];
 	intptr_t v;
 
-	C_ASSERT_EQ_U64(surand_design_config()->task_rate_ms, 100);
-	v = run_thread(task_rate_short_thread);
-	C_ASSERT_MSG(v == 1, "SURAND_TASKCRNG_RATE_MS=100: read %d switched", (int)(v - 100));
-	setenv("SURAND_TASKCRNG_RATE_MS", "5000", 1);
+	C_ASSERT_EQ_U64(*field, first);
+	v = run_thread(first_thread);
+	C_ASSERT_MSG(v == 1, "%s=%u: the thread switched (%d)", env, first, (int)v);
+	snprintf(val, sizeof(val), "%u", second);
+	setenv(env, val, 1);
 	surand_test_config_reload();
-	C_ASSERT_EQ_U64(surand_design_config()->task_rate_ms, 5000);
-	v = run_thread(task_rate_long_thread);
-	C_ASSERT_MSG(v == 1, "SURAND_TASKCRNG_RATE_MS=5000: %s",
-		     v == 7 ? "ten reads switched" : "an 11th read 2 s later was careful");
+	C_ASSERT_EQ_U64(*field, second);
+	v = run_thread(second_thread);
+	C_ASSERT_MSG(v == 1, "%s=%u: %s", env, second,
+		     v == 7 ? "the thread switched within the first window"
+			    : "the thread was careful after the default window");
+}
+
+static void body_task_rate_env(void)
+{
+	window_env_check("SURAND_TASKCRNG_RATE_MS", &surand_design_config()->task_rate_ms, 100,
+			 task_rate_short_thread, 5000, task_rate_long_thread);
 }
 
 /* SURAND_TASKCRNG_BUDGET_SECS sets the window the byte budget counts in.
@@ -1823,16 +1846,8 @@ static void *task_budget_short_thread(void *arg)
 
 static void *task_budget_long_thread(void *arg)
 {
-	uint8_t b[16];
-
 	(void)arg;
-	surand_bytes(b, 16);
-	surand_bytes(b, 16);
-	if (surand_test_taskcrng_switched())
-		return (void *)(intptr_t)7;
-	surand_test_clock_advance(61 * SEC_NS);
-	surand_bytes(b, 1);
-	return (void *)(intptr_t)surand_test_taskcrng_switched();
+	return (void *)reads_then_one_later(2, 16, 61 * SEC_NS);
 }
 
 static void setup_task_budget(void)
@@ -1843,17 +1858,8 @@ static void setup_task_budget(void)
 
 static void body_task_budget_env(void)
 {
-	intptr_t v;
-
-	C_ASSERT_EQ_U64(surand_design_config()->task_budget_s, 5);
-	v = run_thread(task_budget_short_thread);
-	C_ASSERT_MSG(v == 1, "SURAND_TASKCRNG_BUDGET_SECS=5: 32 bytes 6 s after 32 switched");
-	setenv("SURAND_TASKCRNG_BUDGET_SECS", "120", 1);
-	surand_test_config_reload();
-	C_ASSERT_EQ_U64(surand_design_config()->task_budget_s, 120);
-	v = run_thread(task_budget_long_thread);
-	C_ASSERT_MSG(v == 1, "SURAND_TASKCRNG_BUDGET_SECS=120: %s",
-		     v == 7 ? "32 bytes switched" : "a byte 61 s after 32 was careful");
+	window_env_check("SURAND_TASKCRNG_BUDGET_SECS", &surand_design_config()->task_budget_s, 5,
+			 task_budget_short_thread, 120, task_budget_long_thread);
 }
 
 /* The child's stderr, read back (setup_task_range); -1: not captured. */
