@@ -24,11 +24,13 @@
 
 #include "harness.h"
 
+/* Set while stepping; a hook clears it to end stepping at the next boundary. */
+static volatile sig_atomic_t step_armed;
+
 #if defined(__x86_64__)
 #define STEP_AVAILABLE 1
 #define STEP_TF 0x100ull
 
-static volatile sig_atomic_t step_armed;
 static volatile unsigned long step_count;
 static void (*step_at)(unsigned long n, void *arg);
 static void *step_arg;
