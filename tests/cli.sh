@@ -525,9 +525,12 @@ check versions_agree "$([ -n "$ver" ] && [ "$mkver" = "$ver" ] && [ "$debver" = 
 # DEB_BUILD_OPTIONS=parallel=N reaches the build and the tests; the Rust peer of
 # surand bench (no Build-Depends, not shipped) stays out even where cargo is here
 if [ -f /usr/share/dpkg/buildflags.mk ] && command -v dpkg-parsechangelog >/dev/null; then
-	rules=$(DEB_BUILD_OPTIONS="parallel=3" make -s -n -f debian/rules override_dh_auto_build override_dh_auto_test 2>&1)
+	# apart from the make that runs this script (its jobserver would add a warning)
+	rules=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL DEB_BUILD_OPTIONS="parallel=3" \
+		make -s -n -f debian/rules override_dh_auto_build override_dh_auto_test 2>&1)
 	nj=$(grep -c ' -j3 ' <<<"$rules") nr=$(grep -c 'RUST_PEER=0' <<<"$rules")
-	serial=$(DEB_BUILD_OPTIONS= make -s -n -f debian/rules override_dh_auto_build 2>&1)
+	serial=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL DEB_BUILD_OPTIONS= \
+		make -s -n -f debian/rules override_dh_auto_build 2>&1)
 	check deb_rules_parallel "$([ "$nj" = 2 ] && [ "$nr" = 2 ] && ! grep -q ' -j' <<<"$serial"; echo $?)" \
 		"$nj of 2 make lines with -j3, $nr with RUST_PEER=0: $(head -c 300 <<<"$rules")"
 else
