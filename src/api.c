@@ -131,8 +131,8 @@ static int setup_locked(void)
  * call is served by the kernel, see below), EXITED (the thread's exit
  * destructor has run: the kernel serves what later destructors draw), or,
  * inside a call, the busy mark: the call's frame address, tagged with bits
- * of its return address, in one store (internal.h).  A call that finds the word busy was
- * either made by a signal handler that interrupted this thread's call (its
+ * of its return address, in one store (internal.h).  A call that finds the
+ * word busy was either made by a signal handler that interrupted this thread's call (its
  * stack pointer lies below the busy one) and takes the lock-free kernel path,
  * so it never deadlocks on a backend's lock and never returns bytes the
  * interrupted call also returns; or the busy call was left by a siglongjmp

@@ -180,8 +180,8 @@ uint64_t surand_kernel_urandom_fallbacks(void) SURAND_HIDDEN;
 
 /* ---- api.c: the per-thread call state (the busy mark) ----------------------
  *
- * surand_call_state: 0 new, 1 idle, 2 kernel-only, else, inside a call, the
- * busy mark of the public entry point in progress: its canonical frame
+ * surand_call_state: 0 new, 1 idle, 2 kernel-only, 3 exited (the thread's
+ * exit destructor has run), else, inside a call, the busy mark of the public entry point in progress: its canonical frame
  * address, tagged with bits of its return address (surand.h,
  * surand_inline_mark_).  One word, stored by one instruction: a signal lands
  * before the mark or after it.  Every public entry point runs under the

@@ -62,7 +62,8 @@ SURAND_API struct surand_inline_thread *surand_inline_thread(unsigned abi, size_
 	struct surand_inline_thread *t = &surand_thread_tls.pub;
 
 	/* Another layout would read the key as output or write past the batch. */
-	if ((abi != 1 && abi != SURAND_INLINE_ABI) || thread_size != sizeof(struct surand_inline_thread) ||
+	if ((abi != 1 && abi != SURAND_INLINE_ABI) ||
+	    thread_size != sizeof(struct surand_inline_thread) ||
 	    slot_size != sizeof(struct surand_inline_slot) || !INLINE_ABI_SLOT_OK)
 		return NULL;
 	t->call_state = &surand_call_state;
