@@ -1733,22 +1733,16 @@ struct tcase {
 	int deadline_s;
 };
 
-static const struct tcase common_cases[] = {
-	{ "device", t_device, 20 },
-	{ "pool_kat", t_pool_kat, 10 },
-	{ "reads", t_reads, 60 },
-	{ "distinct_procs", t_distinct_procs, 60 },
-	{ "fork", t_fork, 20 },
-	{ "threads", t_threads, 150 },
-	{ "signal", t_signal, 30 },
-	{ "efault", t_efault, 20 },
-	{ "write_poll", t_write_poll, 30 },
-	{ "splice", t_splice, 30 },
-	{ "sendfile", t_sendfile, 30 },
-	{ "unload_open", t_unload_open, 20 },
-	{ NULL, NULL, 0 },
-};
 #define END_CASES { NULL, NULL, 0 }
+static const struct tcase common_cases[] = {
+	{ "device", t_device, 20 },     { "pool_kat", t_pool_kat, 10 },
+	{ "reads", t_reads, 60 },       { "distinct_procs", t_distinct_procs, 60 },
+	{ "fork", t_fork, 20 },         { "threads", t_threads, 150 },
+	{ "signal", t_signal, 30 },     { "efault", t_efault, 20 },
+	{ "write_poll", t_write_poll, 30 }, { "splice", t_splice, 30 },
+	{ "sendfile", t_sendfile, 30 }, { "unload_open", t_unload_open, 20 },
+	END_CASES,
+};
 static const struct tcase legacy_cases[] = { { "extract", t_legacy_extract, 20 }, END_CASES };
 static const struct tcase multipool_cases[] = { { "nodes", t_multipool_nodes, 20 }, END_CASES };
 static const struct tcase multipool3_cases[] = { { "simulated", t_multipool_sim3, 20 },

@@ -89,6 +89,22 @@ extern const struct surand_backend surand_backend_nodecrng SURAND_HIDDEN;
 extern const struct surand_backend surand_backend_onekey SURAND_HIDDEN;
 extern const struct surand_backend surand_backend_percpu SURAND_HIDDEN;
 
+/*
+ * The kernel's CRNG designs (nodecrng: 4.8-5.17, percpu: 5.18) share every
+ * property: a lock and a per-node or per-CPU key on every call, erased per
+ * call.  Their initialiser, with the hooks named as SURAND_BACKEND_HOOKS
+ * names them; reseed_ is the design's own or NULL (the base key's).
+ */
+#define SURAND_KERNEL_CRNG_BACKEND(p, name_, summary_, reseed_)                          \
+	{                                                                                 \
+		.name = (name_), .summary = (summary_),                                   \
+		.props = SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_LOCK_FAST_PATH |        \
+			 SURAND_BP_PER_CPU | SURAND_BP_SHARED_WRITES,                     \
+		.init = p##_init, .fill = p##_fill, .reseed = (reseed_),                  \
+		.atfork_child = p##_atfork_child, .stats = p##_stats,                     \
+		SURAND_BACKEND_TEST_HOOKS(p##_snapshot, NULL, p##_drop)                   \
+	}
+
 /* ==== 4. test helpers ======================================================= */
 #ifdef SURAND_TEST_BUILD
 #include "test_hooks.h"

@@ -359,10 +359,7 @@ static void nodecrng_drop(void)
 }
 #endif
 
-const struct surand_backend surand_backend_nodecrng = {
-	.name = "nodecrng",
-	.summary = "Linux 4.8-5.17: ChaCha20 CRNG per NUMA node, locked, backtrack XOR per read",
-	.props = SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_LOCK_FAST_PATH | SURAND_BP_PER_CPU |
-		 SURAND_BP_SHARED_WRITES,
-	SURAND_BACKEND_HOOKS(nodecrng, NULL)
-};
+const struct surand_backend surand_backend_nodecrng = SURAND_KERNEL_CRNG_BACKEND(
+	nodecrng, "nodecrng",
+	"Linux 4.8-5.17: ChaCha20 CRNG per NUMA node, locked, backtrack XOR per read",
+	nodecrng_reseed);

@@ -230,15 +230,7 @@ static void percpu_drop(void)
 }
 #endif
 
-const struct surand_backend surand_backend_percpu = {
-	.name = "percpu",
-	.summary = "Linux 5.18: per-CPU ChaCha20 keys, fast key erasure per call, trylock",
-	.props = SURAND_BP_BACKTRACK_PER_CALL | SURAND_BP_LOCK_FAST_PATH | SURAND_BP_PER_CPU |
-		 SURAND_BP_SHARED_WRITES,
-	.init = percpu_init,
-	.fill = percpu_fill,
-	.reseed = NULL, /* the base key; per-CPU keys follow its generation */
-	.atfork_child = percpu_atfork_child,
-	.stats = percpu_stats,
-	SURAND_BACKEND_TEST_HOOKS(percpu_snapshot, NULL, percpu_drop)
-};
+/* surand_reseed() reseeds the base key; the per-CPU keys follow its generation. */
+const struct surand_backend surand_backend_percpu = SURAND_KERNEL_CRNG_BACKEND(
+	percpu, "percpu", "Linux 5.18: per-CPU ChaCha20 keys, fast key erasure per call, trylock",
+	NULL);

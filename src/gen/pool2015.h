@@ -80,6 +80,16 @@ void surand_p15_salted_iv(uint32_t iv[5]) SURAND_HIDDEN;
  * (a dropped page: the hash was of zeros). */
 uint32_t surand_p15_salted_begin(const struct surand_p15 *p, uint32_t iv[5]) SURAND_HIDDEN;
 int surand_p15_salted_end(const struct surand_p15 *p, uint32_t seeding, uint32_t h[5]) SURAND_HIDDEN;
+/* The initialiser of a lock-free reader design (salted, tso2015): they share
+ * every property (one shared pool hashed on each call, writes to it, backwards
+ * protection only at reseed) and name their hooks as SURAND_BACKEND_HOOKS. */
+#define SURAND_SALTED_POOL_BACKEND(p, name_, summary_, pool_writes)                        \
+	{                                                                                  \
+		.name = (name_), .summary = (summary_),                                    \
+		.props = SURAND_BP_BACKTRACK_RESEED | SURAND_BP_SHARED_POOL |              \
+			 SURAND_BP_SHARED_WRITES,                                          \
+		SURAND_BACKEND_HOOKS(p, pool_writes)                                       \
+	}
 
 /* The SHA-1 IV H(0) (FIPS 180-4 5.3.1), as sha_init() set it. */
 extern const uint32_t surand_p15_sha1_iv[5] SURAND_HIDDEN;

@@ -385,9 +385,6 @@ static int salted_writes(int which, uint64_t *counts, uint32_t nwords)
 }
 #endif
 
-const struct surand_backend surand_backend_salted = {
-	.name = "salted",
-	.summary = "Spelvin 2015: lock-free salted reads of one pool, trylock mixback + buffer",
-	.props = SURAND_BP_BACKTRACK_RESEED | SURAND_BP_SHARED_POOL | SURAND_BP_SHARED_WRITES,
-	SURAND_BACKEND_HOOKS(salted, salted_writes)
-};
+const struct surand_backend surand_backend_salted = SURAND_SALTED_POOL_BACKEND(
+	salted, "salted", "Spelvin 2015: lock-free salted reads of one pool, trylock mixback + buffer",
+	salted_writes);

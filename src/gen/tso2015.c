@@ -191,9 +191,6 @@ static int tso_writes(int which, uint64_t *counts, uint32_t nwords)
 }
 #endif
 
-const struct surand_backend surand_backend_tso2015 = {
-	.name = "tso2015",
-	.summary = "Ts'o Oct 2015: salted lock-free reads, lock-free mixback at per-CPU offsets",
-	.props = SURAND_BP_BACKTRACK_RESEED | SURAND_BP_SHARED_POOL | SURAND_BP_SHARED_WRITES,
-	SURAND_BACKEND_HOOKS(tso, tso_writes)
-};
+const struct surand_backend surand_backend_tso2015 = SURAND_SALTED_POOL_BACKEND(
+	tso, "tso2015", "Ts'o Oct 2015: salted lock-free reads, lock-free mixback at per-CPU offsets",
+	tso_writes);
