@@ -503,6 +503,23 @@ rc=$?
 np=$(grep -c '^PASS ' "$tmp/self") nf=$(grep -c '^FAIL ' "$tmp/self")
 check selftest "$([ $rc = 0 ] && [ "$np" -ge 3 ] && [ "$nf" = 0 ] && grep -q '^PASS chacha20-portable' "$tmp/self"; echo $?)" \
 	"rc $rc, $np passed, $nf failed: $(grep '^FAIL' "$tmp/self" | head -3)"
+# a check that fails ends selftest with status 1: a copy of the command whose
+# RFC 8439 2.3.2 known answer has one digit changed in its middle (same length;
+# the compiler may fold the first digits of the string into the code)
+kat=500fdd1fa32071c4c7d1f4c733c06803
+LC_ALL=C sed "s/$kat/${kat%3}4/" "$top/$BUILD/surand" > "$tmp/surand-badkat"
+chmod +x "$tmp/surand-badkat"
+if cmp -s "$top/$BUILD/surand" "$tmp/surand-badkat"; then
+	fail selftest_failure_exits_1 "the known answer $kat is not in $BUILD/surand (tools/surand/cmd_selftest.c changed?)"
+else
+	# shellcheck disable=SC2086 # the runner is a command line: split on purpose
+	${SURAND_TEST_RUNNER:-} "$tmp/surand-badkat" selftest > "$tmp/self" 2>&1
+	rc=$?
+	nf=$(grep -c '^FAIL chacha20-.*: RFC 8439 2.3.2$' "$tmp/self")
+	check selftest_failure_exits_1 "$([ $rc = 1 ] && [ "$nf" -ge 2 ] && grep -q '^PASS stream' "$tmp/self" && \
+		grep -Eq '^selftest: [0-9]+ passed, [1-9][0-9]* failed$' "$tmp/self"; echo $?)" \
+		"rc $rc (want 1), $nf failed checks of RFC 8439 2.3.2: $(head -c 300 "$tmp/self" | tr '\n' ' ')"
+fi
 "$S" --help > "$tmp/help" 2>&1
 rc=$?
 missing=
