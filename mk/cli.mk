@@ -11,6 +11,14 @@ $(BUILD)/test/test_cli_parse: tests/test_cli_parse.c $(CLI_UNIT_SRC) $(CLI_UNIT_
 	$(CC) $(CFLAGS_TEST) -Itools/surand -o $@ $< $(CLI_UNIT_SRC) $(BUILD)/test/harness.o $(TESTLIB) \
 		$(OPT_LIBS) $(LDLIBS_LIB) -lm
 
+# The fault library tests/cli.sh loads into the command (LD_PRELOAD): the
+# target of surand wipe answers as a failing disk would.
+CLI_FAULT_SO := $(BUILD)/test/libcli-fault.so
+$(CLI_FAULT_SO): tests/cli_fault.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC -shared $(EXTRA_CFLAGS) -o $@ $< -ldl
+CHECK_DEPS += $(CLI_FAULT_SO)
+
 # Every man/NAME.N page goes to share/man/manN (surand.1, surand.3, and other
 # areas' pages such as surandfs.8).  The leading and trailing empty lines make
 # these separate recipe lines, whatever other fragments add to INSTALL_EXTRA.

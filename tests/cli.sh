@@ -2,7 +2,8 @@
 # cli.sh - the surand command end to end: sizes and suffixes (also as the one
 # operand), formats, threads (-j 0: one per CPU), surand run (the preload),
 # closed pipes, progress, every error path (exit status + one-line message),
-# wipe of a regular file (and of a loop device where losetup works), stats,
+# wipe of a regular file (and of a loop device where losetup works; and of a
+# target whose reads fail, through the fault library tests/cli_fault.c), stats,
 # selftest, --help/--version, and the man pages (render cleanly, document
 # every option, function and environment variable, installed by make install).
 # Prints PASS/FAIL/SKIP lines (tests/harness.h); SURAND_REQUIRE_ALL=1 turns a
@@ -421,6 +422,41 @@ check wipe_remove_symlink "$([ $rc = 0 ] && [ ! -L "$tmp/rt-link" ] && [ -f "$tm
 	"rc $rc, link left: $([ -L "$tmp/rt-link" ] && echo yes || echo no), stdout: $(cat "$tmp/out"), stderr: $(head -c 200 "$tmp/err")"
 yes "$pat" | head -c 5000 > "$tmp/w"
 errcase wipe_stdout_full 74 sh -c "exec '$S' wipe '$tmp/w' >/dev/full"
+
+# ---- wipe on a target that fails (tests/cli_fault.c, CLI_FAULT) ------------------
+FAULT=$top/$BUILD/test/libcli-fault.so
+faulty() { # FAULT ARG...: the command with the fault library loaded
+	local f=$1
+	shift
+	if [ -n "${SURAND_TEST_RUNNER:-}" ]; then
+		# the emulator hands QEMU_SET_ENV to the program it runs, not to itself
+		# shellcheck disable=SC2086 # the runner is a command line: split on purpose
+		CLI_FAULT=$f QEMU_SET_ENV="LD_PRELOAD=$FAULT" $SURAND_TEST_RUNNER "$top/$BUILD/surand" "$@"
+	else
+		CLI_FAULT=$f LD_PRELOAD=$FAULT "$top/$BUILD/surand" "$@"
+	fi
+}
+if [ ! -f "$FAULT" ]; then
+	fail wipe_faults "$FAULT missing (make $FAULT)"
+else
+	# --verify: data read back that differs from what was written, and a target
+	# that ends early, are reported with their byte offset and end in status 1
+	yes "$pat" | head -c $((2 * 1048576 + 5)) > "$tmp/w"
+	errcase wipe_verify_mismatch 1 faulty readback wipe --verify "$tmp/w"
+	check wipe_verify_mismatch_names_offset "$(grep -qF "'$tmp/w' differs from what was written at byte 0" "$tmp/eerr"; echo $?)" \
+		"stderr: $(head -c 300 "$tmp/eerr")"
+	errcase wipe_verify_short_read 1 faulty short wipe --verify "$tmp/w"
+	check wipe_verify_short_read_names_offset "$(grep -qF "'$tmp/w' ends at byte 1048576, not 2097157" "$tmp/eerr"; echo $?)" \
+		"stderr: $(head -c 300 "$tmp/eerr")"
+	errcase wipe_zero_verify_mismatch 1 faulty readzeros wipe --verify --zero "$tmp/w"
+	check wipe_zero_verify_mismatch_names_offset "$(grep -qF "'$tmp/w' is not all zeros near byte 0" "$tmp/eerr"; echo $?)" \
+		"stderr: $(head -c 300 "$tmp/eerr")"
+	# control: with the library loaded and no fault, the same wipe verifies
+	faulty none wipe --verify "$tmp/w" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check wipe_faults_control "$([ $rc = 0 ] && grep -q 'verified$' "$tmp/out" && [ ! -s "$tmp/err" ]; echo $?)" \
+		"rc $rc, stdout: $(head -c 200 "$tmp/out"), stderr: $(head -c 200 "$tmp/err")"
+fi
 
 # ---- wipe a block device (a loop device over a file) ---------------------------
 img=$tmp/disk.img
