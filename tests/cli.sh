@@ -3,9 +3,10 @@
 # operand), formats, threads (-j 0: one per CPU), surand run (the preload),
 # closed pipes, progress, every error path (exit status + one-line message),
 # wipe of a regular file (and of a loop device where losetup works; and of a
-# target whose reads fail, through the fault library tests/cli_fault.c), stats,
-# selftest, --help/--version, and the man pages (render cleanly, document
-# every option, function and environment variable, installed by make install).
+# target whose reads or fsync fail, through the fault library
+# tests/cli_fault.c), stats, selftest, --help/--version, and the man pages
+# (render cleanly, document every option, function and environment variable,
+# installed by make install).
 # Prints PASS/FAIL/SKIP lines (tests/harness.h); SURAND_REQUIRE_ALL=1 turns a
 # SKIP into a FAIL.
 set -u
@@ -450,6 +451,10 @@ else
 		"stderr: $(head -c 300 "$tmp/eerr")"
 	errcase wipe_zero_verify_mismatch 1 faulty readzeros wipe --verify --zero "$tmp/w"
 	check wipe_zero_verify_mismatch_names_offset "$(grep -qF "'$tmp/w' is not all zeros near byte 0" "$tmp/eerr"; echo $?)" \
+		"stderr: $(head -c 300 "$tmp/eerr")"
+	# a failed fsync is an I/O error: status 74, one line, no closing line
+	errcase wipe_fsync_fails 74 faulty fsync wipe "$tmp/w"
+	check wipe_fsync_fails_message "$(grep -qF "fsync '$tmp/w': Input/output error" "$tmp/eerr"; echo $?)" \
 		"stderr: $(head -c 300 "$tmp/eerr")"
 	# control: with the library loaded and no fault, the same wipe verifies
 	faulty none wipe --verify "$tmp/w" >"$tmp/out" 2>"$tmp/err"

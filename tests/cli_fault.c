@@ -8,6 +8,7 @@
  *              --zero pass read back)
  *   short      pread(2) at offset 1 MiB or beyond returns 0 (the target ends
  *              early)
+ *   fsync      fsync(2) fails with EIO (the data did not reach the device)
  * Without CLI_FAULT, or with another value, every call is the C library's.
  * SPDX-License-Identifier: MIT
  */
@@ -64,4 +65,19 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
 ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
 	return faulty_pread("pread64", fd, buf, n, off);
+}
+
+int fsync(int fd)
+{
+	int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+
+	if (fault_is("fsync")) {
+		errno = EIO;
+		return -1;
+	}
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(fd);
 }
