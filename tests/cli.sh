@@ -126,6 +126,19 @@ check output_file "$([ "$sz" = 5000 ] && [ "$mode" = 600 ]; echo $?)" "size $sz 
 "$S" -n 10 -o "$tmp/o"
 sz=$(stat -c %s "$tmp/o")
 check output_truncates "$([ "$sz" = 10 ]; echo $?)" "size $sz"
+# an existing file is truncated and keeps its mode (only a new one gets 0600)
+ok=0 why=
+for m in 644 640 604 660; do
+	rm -f "$tmp/om"
+	head -c 100000 /dev/zero > "$tmp/om"
+	chmod "$m" "$tmp/om"
+	ino0=$(stat -c %i "$tmp/om")
+	"$S" -n 77 -o "$tmp/om" 2>"$tmp/err"
+	rc=$? got=$(stat -c %a "$tmp/om") sz=$(stat -c %s "$tmp/om") ino=$(stat -c %i "$tmp/om")
+	[ "$rc" = 0 ] && [ "$got" = "$m" ] && [ "$sz" = 77 ] && [ "$ino" = "$ino0" ] ||
+		{ ok=1; why="$why mode $m: rc $rc, mode now $got, size $sz, inode $ino0 -> $ino;"; }
+done
+check output_existing_keeps_mode $ok "$why"
 got=$("$S" -n 77 -o - | wc -c)
 check output_dash_stdout "$([ "$got" = 77 ]; echo $?)" "got $got"
 
