@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # tests/fuse.sh - surandfs: the read path without FUSE (always), then a real
 # mount in a temporary directory: 64 MiB read, concurrent readers get
-# different bytes, writes and truncates fail with the exact errno, unmount by
-# fusermount3 -u, SIGTERM and SIGINT, each ending the daemon with status 0.
+# different bytes, writes, truncates and metadata changes fail with the exact
+# errno, unmount by fusermount3 -u, SIGTERM, SIGINT (also inherited ignored)
+# and SIGHUP, each ending the daemon with status 0; SIGHUP inherited ignored
+# (nohup) is kept.
 # Needs fuse3 (build) and a usable /dev/fuse; otherwise SKIP (FAIL under
 # SURAND_REQUIRE_ALL=1).  Every mount is undone in the EXIT trap, with timeouts.
 set -u
@@ -70,11 +72,17 @@ fi
 
 mounted() { grep -q " $1 fuse.surandfs " /proc/mounts; }
 
-# Mounts a new directory in the foreground daemon; sets $mnt and $pid.
+# Mounts a new directory in the foreground daemon, started with the signals
+# named (if any) ignored, as nohup or a shell's background job leaves them;
+# sets $mnt and $pid.
 start() {
 	mnt=$(mktemp -d "$tmp/mnt.XXXXXX")
 	mounts+=("$mnt")
-	"$SFS" "$mnt" -f >"$mnt.log" 2>&1 &
+	if [ $# -gt 0 ]; then
+		(trap '' "$@"; exec "$SFS" "$mnt" -f) >"$mnt.log" 2>&1 &
+	else
+		"$SFS" "$mnt" -f >"$mnt.log" 2>&1 &
+	fi
 	pid=$!
 	pids+=("$pid")
 	local i
@@ -194,6 +202,11 @@ expect("unlink", lambda: os.unlink(u), "EROFS")
 expect("rename", lambda: os.rename(u, m + "/x"), "EROFS")
 expect("chmod", lambda: os.chmod(u, 0o666), "EROFS")
 expect("symlink", lambda: os.symlink("/etc/passwd", m + "/l"), "EROFS")
+expect("link", lambda: os.link(u, m + "/h"), "EROFS")
+expect("chown", lambda: os.chown(u, os.getuid(), os.getgid()), "EROFS")
+expect("utime", lambda: os.utime(u, (1, 1)), "EROFS")
+expect("setxattr", lambda: os.setxattr(u, "user.surandfs", b"1"), "EROFS")
+expect("removexattr", lambda: os.removexattr(u, "user.surandfs"), "EROFS")
 expect("open-rdonly", lambda: os.open(u, os.O_RDONLY), "ok")
 EOF
 else
@@ -205,7 +218,7 @@ else
 	pass shell-write
 fi
 
-# ---- unmount: fusermount3 -u, SIGTERM, SIGINT ------------------------------------------------------
+# ---- unmount: fusermount3 -u, SIGTERM, SIGINT, SIGHUP ----------------------------------------------
 timeout 20 fusermount3 -u "$mnt"
 wait_exit "$pid"
 if [ "$st" = 0 ] && ! mounted "$mnt"; then
@@ -213,20 +226,38 @@ if [ "$st" = 0 ] && ! mounted "$mnt"; then
 else
 	fail unmount-fusermount "daemon status $st, still mounted: $(mounted "$mnt" && echo yes || echo no)"
 fi
-for sig in TERM INT; do
-	if ! start; then
-		fail "unmount-sig$sig" "remount failed: $(head -c 300 "$mnt.log" | tr '\n' ' ')"
+# SIGINT and SIGTERM unmount also when the daemon inherited them ignored
+for case in TERM INT HUP TERM:ignored INT:ignored; do
+	sig=${case%%:*} name=unmount-sig${case/:/-}
+	if [ "$case" = "$sig" ]; then start; else start "$sig"; fi || {
+		fail "$name" "remount failed: $(head -c 300 "$mnt.log" | tr '\n' ' ')"
 		continue
-	fi
+	}
 	head -c 1000 "$mnt/urandom" >/dev/null
 	kill -s "$sig" "$pid"
 	wait_exit "$pid"
 	if [ "$st" = 0 ] && ! mounted "$mnt"; then
-		pass "unmount-sig$sig"
+		pass "$name"
 	else
-		fail "unmount-sig$sig" "daemon status $st, still mounted: $(mounted "$mnt" && echo yes || echo no)"
+		fail "$name" "daemon status $st, still mounted: $(mounted "$mnt" && echo yes || echo no)"
 	fi
 done
+# SIGHUP inherited ignored (nohup) stays ignored: the daemon goes on serving
+if start HUP; then
+	kill -s HUP "$pid"
+	sleep 0.5
+	got=$(timeout 20 head -c 4096 "$mnt/urandom" 2>/dev/null | wc -c)
+	alive=$(kill -0 "$pid" 2>/dev/null && echo yes || echo no)
+	kill -s TERM "$pid" 2>/dev/null
+	wait_exit "$pid"
+	if [ "$alive" = yes ] && [ "$got" = 4096 ] && [ "$st" = 0 ] && ! mounted "$mnt"; then
+		pass sigHUP-ignored-kept
+	else
+		fail sigHUP-ignored-kept "after SIGHUP: alive $alive, read $got of 4096 bytes; after SIGTERM: status $st"
+	fi
+else
+	fail sigHUP-ignored-kept "remount failed: $(head -c 300 "$mnt.log" | tr '\n' ' ')"
+fi
 
 # ---- started with fds 0-2 closed: /dev/fuse and the files it opens stay above 2 ------------------
 mnt=$(mktemp -d "$tmp/mnt.XXXXXX")
