@@ -46,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -1223,6 +1224,10 @@ static void first_event_in_handler_child(void)
  *   zero length              before readiness: EAGAIN with GRND_NONBLOCK, a
  *                            wait without it, 0 with GRND_INSECURE (as
  *                            getrandom(2) in drivers/char/random.c).
+ *   signals during a wait    the wait for readiness (poll of a /dev/random
+ *                            that never polls ready) under a 1 ms timer whose
+ *                            handler has no SA_RESTART: every call keeps
+ *                            waiting, none returns EINTR (surand(3)).
  *   preload in a sandbox     build/preload-test/pltest sandbox under
  *                            libsurand-preload.so: /dev/urandom opened, then
  *                            seccomp refuses getrandom and open; the reads get
@@ -1551,6 +1556,92 @@ static void not_ready_semantics_child(void)
 		   ok, 0, 0, 0);
 }
 
+/* ---- signals during a wait ---- */
+
+/* Shared with the parent: handler runs, and what a call that returned said. */
+struct wait_report {
+	volatile long signals;
+	volatile long returned, ret, err;
+};
+static struct wait_report *wait_rep;
+static int wait_call;
+
+static void wait_signal(int sig)
+{
+	(void)sig;
+	wait_rep->signals++;
+}
+
+/* One blocking call (wait_call picks it) under a 1 ms SIGALRM whose handler
+ * does not ask for SA_RESTART; it should never return. */
+static void wait_under_signals(void)
+{
+	struct itimerval it = {{0, 1000}, {0, 1000}};
+	struct sigaction sa;
+	uint8_t b[16];
+	long r = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = wait_signal;
+	sigemptyset(&sa.sa_mask);
+	T_ASSERT(sigaction(SIGALRM, &sa, NULL) == 0);
+	surand_test_kernel_fault(SURAND_TEST_KF_URANDOM_NOT_READY);
+	T_ASSERT(setitimer(ITIMER_REAL, &it, NULL) == 0);
+	errno = 0;
+	switch (wait_call) {
+	case 0:
+		r = (long)surand_getrandom(b, sizeof(b), 0);
+		break;
+	case 1:
+		r = (long)surand_getrandom(b, 0, 0);
+		break;
+	case 2:
+		r = surand_getentropy(b, sizeof(b));
+		break;
+	default:
+		surand_bytes(b, sizeof(b));
+		break;
+	}
+	wait_rep->err = errno;
+	wait_rep->ret = r;
+	wait_rep->returned = 1;
+}
+
+static void wait_resumes_after_signals_child(void)
+{
+	static const char *const calls[] = {"surand_getrandom(16)", "surand_getrandom(0)",
+					    "surand_getentropy(16)", "surand_bytes(16)"};
+	const double wait_s = rel_slow_checker() ? 2.0 : 0.5;
+	long fewest = -1;
+	int rc;
+
+	wait_rep = mmap(NULL, sizeof(*wait_rep), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	T_ASSERT(wait_rep != MAP_FAILED);
+	for (wait_call = 0; wait_call < 4; wait_call++) {
+		memset(wait_rep, 0, sizeof(*wait_rep));
+		T_ASSERT_MSG(!returns_within(wait_under_signals, wait_s, &rc),
+			     "%s returned during the wait (rc %d, returned %ld, value %ld, errno %ld "
+			     "%s)",
+			     calls[wait_call], rc, wait_rep->returned, wait_rep->ret, wait_rep->err,
+			     wait_rep->err == EINTR ? "EINTR" : "");
+		/* the handler did run: the wait was interrupted and resumed (TSan
+		 * delays a handler to its next interception point, which a raw
+		 * system call never reaches: there only the wait is checked) */
+		T_ASSERT_MSG(REL_TSAN || wait_rep->signals >= 20, "%s: only %ld signals during the wait",
+			     calls[wait_call], wait_rep->signals);
+		if (fewest < 0 || wait_rep->signals < fewest)
+			fewest = wait_rep->signals;
+	}
+	munmap(wait_rep, sizeof(*wait_rep));
+	rel_report("fallback-wait-resumes-after-signals",
+		   rel_fmt("getrandom refused, /dev/random never ready, SIGALRM every 1 ms without "
+			   "SA_RESTART: getrandom (16 and 0 bytes), getentropy, surand_bytes kept "
+			   "waiting %.1f s through %s signals each, never EINTR",
+			   wait_s, REL_TSAN ? "TSan-deferred" : rel_fmt("at least %ld", fewest)),
+		   1, 0, 0, 0);
+}
+
 /* The build folder: this binary is <build>/test/test_faults. */
 static int build_dir(char *out, size_t n)
 {
@@ -1634,6 +1725,7 @@ static const struct t_child_case child_cases[] = {
 	{"urandom_not_device", urandom_not_device_child},
 	{"seccomp_eacces", seccomp_eacces_child},
 	{"not_ready_semantics", not_ready_semantics_child},
+	{"wait_resumes_after_signals", wait_resumes_after_signals_child},
 	{"preload_sandbox", preload_sandbox_child},
 	{NULL, NULL},
 };
@@ -1661,6 +1753,8 @@ static void fallback_cases(int valgrind)
 		t_run_case("urandom_not_device", skip_no_namespace);
 	rel_run_once("not_ready_semantics[thread]", "not_ready_semantics",
 		     "fallback-not-ready-semantics", 60);
+	rel_run_once("wait_resumes_after_signals[thread]", "wait_resumes_after_signals",
+		     "fallback-wait-resumes-after-signals", 60);
 	/* The preload is built without the sanitizer of this binary's build. */
 	if (!REL_ASAN && !REL_TSAN)
 		rel_run_once("preload_sandbox[thread]", "preload_sandbox", "fallback-preload-sandbox",
