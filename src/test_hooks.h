@@ -32,6 +32,10 @@ enum surand_test_kernel_fault {
 	SURAND_TEST_KF_URANDOM_NOT_READY,
 	/* a kernel before 5.6, not ready: GRND_INSECURE is EINVAL, NONBLOCK EAGAIN */
 	SURAND_TEST_KF_OLD_KERNEL_NOT_READY,
+	/* getrandom ENOSYS, and the poll of /dev/random reports POLLERR */
+	SURAND_TEST_KF_RANDOM_POLL_ERROR,
+	/* getrandom ENOSYS, and every read of /dev/urandom returns 0 (nothing) */
+	SURAND_TEST_KF_URANDOM_READ_EOF,
 };
 void surand_test_kernel_fault(enum surand_test_kernel_fault f);
 /* As if no call had found the kernel's CRNG ready yet (the next fallback

@@ -319,7 +319,9 @@ static inline int rel_seccomp_missing_skip(void)
 	return 1;
 }
 
-static inline int rel_seccomp_refuse_getrandom(int err)
+/* The same filter for any one system call nr (filters stack: each one added
+ * refuses one more call).  0, or -1 with errno. */
+static inline int rel_seccomp_refuse(long nr, int err)
 {
 #ifdef REL_AUDIT_ARCH
 	struct sock_filter f[] = {
@@ -327,16 +329,28 @@ static inline int rel_seccomp_refuse_getrandom(int err)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, REL_AUDIT_ARCH, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {(unsigned short)(sizeof(f) / sizeof(f[0])), f};
-	char b;
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0 ? -1 : 0;
+#else
+	(void)nr;
+	(void)err;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static inline int rel_seccomp_refuse_getrandom(int err)
+{
+	char b;
+
+	if (rel_seccomp_refuse(SYS_getrandom, err) != 0)
 		return -1;
 	/* The filter is in force: the system call itself now fails. */
 	if (syscall(SYS_getrandom, &b, 1, 0) != -1 || errno != err) {
@@ -344,11 +358,6 @@ static inline int rel_seccomp_refuse_getrandom(int err)
 		return -1;
 	}
 	return 0;
-#else
-	(void)err;
-	errno = ENOSYS;
-	return -1;
-#endif
 }
 
 static inline double rel_now(void)

@@ -444,8 +444,9 @@ static void kernel_refused_child(void)
 	errno = 0;
 	T_ASSERT_MSG(surand_getrandom(b, 32, 0) == -1 && errno != 0, "getrandom without a seed");
 	e = errno;
-	T_ASSERT_MSG(e == EACCES || e == ENOSYS || e == EPERM || e == EIO,
-		     "errno %d (%s): not one surand_getrandom documents", e, strerror(e));
+	/* the devices are refused (mode 000, or the hook): EACCES, as documented */
+	T_ASSERT_MSG(e == EACCES, "errno %d (%s), want EACCES (the device's open refused)", e,
+		     strerror(e));
 	errno = 0;
 	T_ASSERT(surand_getrandom(b, 32, SURAND_GRND_NONBLOCK) == -1 && errno != 0);
 	errno = 0;
@@ -1224,6 +1225,11 @@ static void first_event_in_handler_child(void)
  *   zero length              before readiness: EAGAIN with GRND_NONBLOCK, a
  *                            wait without it, 0 with GRND_INSECURE (as
  *                            getrandom(2) in drivers/char/random.c).
+ *   the fallback's errors    a /dev/random whose poll reports an error and a
+ *                            /dev/urandom that reads nothing (test hooks):
+ *                            EIO; an open the filter refuses with EPERM: EPERM
+ *                            (surand(3) ERRORS), from surand_getrandom (also
+ *                            GRND_NONBLOCK), surand_getentropy, surand_reseed.
  *   signals during a wait    the wait for readiness (poll of a /dev/random
  *                            that never polls ready) under a 1 ms timer whose
  *                            handler has no SA_RESTART: every call keeps
@@ -1556,6 +1562,69 @@ static void not_ready_semantics_child(void)
 		   ok, 0, 0, 0);
 }
 
+/* ---- the fallback's errors ---- */
+
+/* -1 with errno want from each call that reports the kernel's seed errors;
+ * a mismatch names the call and what it said. */
+static int fallback_errno_is(int want, const char *what)
+{
+	uint8_t b[16];
+	struct {
+		const char *call;
+		long r;
+		int e;
+	} got[4];
+	int i, ok = 1;
+
+	errno = 0;
+	got[0].r = (long)surand_getrandom(b, sizeof(b), 0);
+	got[0].e = errno;
+	errno = 0;
+	got[1].r = (long)surand_getrandom(b, sizeof(b), SURAND_GRND_NONBLOCK);
+	got[1].e = errno;
+	errno = 0;
+	got[2].r = surand_getentropy(b, sizeof(b));
+	got[2].e = errno;
+	errno = 0;
+	got[3].r = surand_reseed();
+	got[3].e = errno;
+	got[0].call = "surand_getrandom";
+	got[1].call = "surand_getrandom(GRND_NONBLOCK)";
+	got[2].call = "surand_getentropy";
+	got[3].call = "surand_reseed";
+	for (i = 0; i < 4; i++)
+		if (got[i].r != -1 || got[i].e != want) {
+			t_fail_at(__FILE__, __LINE__, "%s: %s returned %ld, errno %d (%s), want -1/%s",
+				  what, got[i].call, got[i].r, got[i].e, strerror(got[i].e),
+				  strerror(want));
+			ok = 0;
+		}
+	return ok;
+}
+
+static void fallback_errors_child(void)
+{
+	int ok;
+
+	surand_test_kernel_fault(SURAND_TEST_KF_RANDOM_POLL_ERROR);
+	ok = fallback_errno_is(EIO, "poll of /dev/random reports POLLERR");
+	surand_test_kernel_fault(SURAND_TEST_KF_URANDOM_READ_EOF);
+	ok &= fallback_errno_is(EIO, "read of /dev/urandom returns 0");
+	/* a real filter last: it stays for the rest of this process */
+	surand_test_kernel_fault(SURAND_TEST_KF_NONE);
+	if (rel_seccomp_refuse_getrandom(ENOSYS) != 0 || rel_seccomp_refuse(SYS_openat, EPERM) != 0) {
+		if (!rel_seccomp_missing_skip())
+			T_ASSERT_MSG(0, "seccomp: %s", strerror(errno));
+		return;
+	}
+	ok &= fallback_errno_is(EPERM, "seccomp: getrandom ENOSYS, openat EPERM");
+	rel_report("fallback-errors",
+		   "getrandom refused; /dev/random's poll reports POLLERR, /dev/urandom reads "
+		   "nothing (test hooks): EIO; seccomp refuses openat: EPERM; from getrandom "
+		   "(also GRND_NONBLOCK), getentropy and reseed",
+		   ok, 0, 0, 0);
+}
+
 /* ---- signals during a wait ---- */
 
 /* Shared with the parent: handler runs, and what a call that returned said. */
@@ -1725,6 +1794,7 @@ static const struct t_child_case child_cases[] = {
 	{"urandom_not_device", urandom_not_device_child},
 	{"seccomp_eacces", seccomp_eacces_child},
 	{"not_ready_semantics", not_ready_semantics_child},
+	{"fallback_errors", fallback_errors_child},
 	{"wait_resumes_after_signals", wait_resumes_after_signals_child},
 	{"preload_sandbox", preload_sandbox_child},
 	{NULL, NULL},
@@ -1753,6 +1823,7 @@ static void fallback_cases(int valgrind)
 		t_run_case("urandom_not_device", skip_no_namespace);
 	rel_run_once("not_ready_semantics[thread]", "not_ready_semantics",
 		     "fallback-not-ready-semantics", 60);
+	rel_run_once("fallback_errors[thread]", "fallback_errors", "fallback-errors", 30);
 	rel_run_once("wait_resumes_after_signals[thread]", "wait_resumes_after_signals",
 		     "fallback-wait-resumes-after-signals", 60);
 	/* The preload is built without the sanitizer of this binary's build. */

@@ -70,6 +70,8 @@ static ssize_t sys_getrandom(void *buf, size_t len, unsigned flags)
 		errno = EACCES;
 		return -1;
 	case SURAND_TEST_KF_URANDOM_NOT_READY:
+	case SURAND_TEST_KF_RANDOM_POLL_ERROR:
+	case SURAND_TEST_KF_URANDOM_READ_EOF:
 		errno = ENOSYS;
 		return -1;
 	case SURAND_TEST_KF_OLD_KERNEL_NOT_READY:
@@ -149,6 +151,13 @@ static int raw_poll_in(int fd, int nonblock)
 	do
 		r = (int)syscall(SYS_ppoll, &pfd, 1, nonblock ? &zero : NULL, NULL, 0);
 	while (r < 0 && errno == EINTR);
+#ifdef SURAND_TEST_BUILD
+	/* A device whose poll reports an error. */
+	if (kfault == SURAND_TEST_KF_RANDOM_POLL_ERROR && r >= 0) {
+		r = 1;
+		pfd.revents |= POLLERR;
+	}
+#endif
 	if (r < 0)
 		return -errno;
 	if (r == 0)
@@ -190,6 +199,10 @@ static int urandom_fill(uint8_t *p, size_t len, unsigned flags)
 		return fd;
 	while (len) {
 		n = syscall(SYS_read, fd, p, len);
+#ifdef SURAND_TEST_BUILD
+		if (kfault == SURAND_TEST_KF_URANDOM_READ_EOF)
+			n = 0; /* a device that reads nothing */
+#endif
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -522,7 +535,7 @@ void surand_test_kernel_fault(enum surand_test_kernel_fault f)
 {
 	kfault = f;
 	if (f == SURAND_TEST_KF_NOT_READY || f == SURAND_TEST_KF_URANDOM_NOT_READY ||
-	    f == SURAND_TEST_KF_OLD_KERNEL_NOT_READY)
+	    f == SURAND_TEST_KF_OLD_KERNEL_NOT_READY || f == SURAND_TEST_KF_RANDOM_POLL_ERROR)
 		__atomic_store_n(&kernel_ready_v, 0, __ATOMIC_RELAXED);
 }
 
