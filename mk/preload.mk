@@ -76,6 +76,20 @@ $(PRELOAD_TDIR)/libplearly.so: tests/preload/early.c
 $(PRELOAD_TDIR)/plearly: tests/preload/early_main.c $(PRELOAD_TDIR)/libplearly.so
 	$(CC) $(CFLAGS_PLTEST) -O0 -o $@ $< -L$(PRELOAD_TDIR) -lplearly -Wl,-rpath,'$$ORIGIN'
 
+# The same preload with a mark table of 256 descriptors (tests/preload.sh:
+# numbers past the table's end, below any RLIMIT_NOFILE).
+PRELOAD_FD256 := $(PRELOAD_TDIR)/libsurand-preload-fd256.so
+$(PRELOAD_DIR)/preload-fd256.o: tools/preload/preload.c tools/preload/match.h include/surand.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_PRELOAD) -DPL_MAX_FD=256 -c $< -o $@
+
+$(PRELOAD_FD256): $(PRELOAD_DIR)/preload-fd256.o $(PRELOAD_DIR)/match.o $(PRELOAD_LIBR) $(PRELOAD_MAP)
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) $(SAN) -Wl,--version-script=$(PRELOAD_MAP) -Wl,-z,relro -Wl,-z,now \
+		-Wl,--no-undefined -o $@ $(PRELOAD_DIR)/preload-fd256.o $(PRELOAD_DIR)/match.o \
+		$(PRELOAD_LIBR) $(LDLIBS_LIB)
+PRELOAD_TESTS += $(PRELOAD_FD256)
+
 ALL_TARGETS += $(PRELOAD_SO)
 CHECK_DEPS  += $(PRELOAD_SO) $(PRELOAD_TESTS)
 # The Makefile's "all:" line is read before mk/*.mk: name the target there too.

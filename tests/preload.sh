@@ -264,6 +264,51 @@ else
 	fail stats-line "got '$line', want '$want'"
 fi
 
+# ---- descriptors the preload does not mark ------------------------------------------------------
+# Past the mark table (65536 descriptors): never marked, the kernel serves
+# them; only the read of the low number is counted.  The copy with a table of
+# 256 (mk/preload.mk) runs the same code below any RLIMIT_NOFILE; the shipped
+# table's size is checked in its object, and numbers past 65536 are read
+# where RLIMIT_NOFILE can be raised that far (CAP_SYS_RESOURCE, or a hard
+# limit above 70001).
+highfd() { # name preload number
+	SURAND_PRELOAD_STATS=1 timeout 60 env LD_PRELOAD="$2" "$T/pltest" highfd "$3" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 77 ] && return 77
+	if prog_ok "$1"; then
+		line=$(stats_line)
+		if [ "$(stat_of "$line" read)" = 1 ] && [ "$(stat_of "$line" calls)" = 1 ] &&
+			[ "$(stat_of "$line" open)" = 1 ]; then
+			pass "$1"
+		else
+			fail "$1" "reads of descriptors $3 and $(($3 + 1)) were served (want 1 served read, of the low number): $line"
+		fi
+	fi
+}
+highfd highfd-table-256 "$T/libsurand-preload-fd256.so" 300
+size=$(nm -S "$BUILD/preload/preload.o" 2>/dev/null | awk '$4 == "pl_bits" {print $2}')
+bits=$([ -n "$size" ] && echo $((16#$size * 8)))
+if [ "$bits" = 65536 ]; then
+	pass highfd-table-65536
+else
+	fail highfd-table-65536 "the mark table of $BUILD/preload/preload.o holds '$bits' descriptors, docs/preload.md says 65536"
+fi
+if highfd highfd-70000 "$SO" 70000; [ "$rc" -eq 77 ]; then
+	echo "# highfd-70000 not run: $(sed -n 's/^limit: //p' "$tmp/out") (needs CAP_SYS_RESOURCE or ulimit -Hn above 70001); highfd-table-256 and highfd-table-65536 cover it"
+fi
+# Inherited across exec: not marked in the new program, whose own open is.
+run_pl "$T/pltest" exec
+rc=$?
+line=$(stats_line)
+if [ "$rc" -ne 0 ] || ! grep -q '^ok execed$' "$tmp/out"; then
+	fail exec "rc=$rc: $(grep -h FAIL "$tmp/out" | head -n 5 | tr '\n' ' ')$(tail -n 2 "$tmp/err" | tr '\n' ' ')"
+elif [ "$(grep -c '^surand-preload: pid ' "$tmp/err")" = 1 ] && [ "$(stat_of "$line" read)" = 1 ] &&
+	[ "$(stat_of "$line" calls)" = 1 ] && [ "$(stat_of "$line" open)" = 1 ]; then
+	pass exec
+else
+	fail exec "want one stats line with 1 served read (the new program's own open), got: $(grep '^surand-preload' "$tmp/err" | tr '\n' ' ')"
+fi
+
 # ---- fail-safe fallthrough --------------------------------------------------------------------
 # /dev/urandom opened, then a seccomp filter refuses getrandom and open:
 # surand has no seed, and the reads (read, pread, readv) and getrandom get the

@@ -16,6 +16,14 @@
  *                    the kernel's answers (bytes; EPERM), never an abort
  *   pltest stats     getrandom 40 bytes, getentropy 24, one read of 16: the
  *                    stats line must count 80 bytes in 3 calls
+ *   pltest highfd N  /dev/urandom read through descriptors N and N + 1 (dup2,
+ *                    F_DUPFD): numbers past the mark table (65536, or the
+ *                    test copy's 256) are never marked, so the kernel serves
+ *                    them; one read of the low number is served
+ *   pltest exec      /dev/urandom opened, then exec of this program, which
+ *                    reads the inherited descriptor (not marked in the new
+ *                    program: the kernel serves it) and one it opens itself
+ *                    (served)
  *
  * Built twice by mk/preload.mk: plain (-O0) and fortified (-O2
  * -D_FORTIFY_SOURCE=2), where the same calls reach __read_chk, __open_2 & co.
@@ -34,6 +42,7 @@
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -766,6 +775,80 @@ static int cmd_stats(void)
 	return 0;
 }
 
+/* ---- pltest highfd --------------------------------------------------------------- */
+
+static int cmd_highfd(int hi)
+{
+	unsigned char a[32], b[32], c[32];
+	struct rlimit lim;
+	int fd, hi2;
+
+	/* room for hi + 1 (raising the hard limit needs CAP_SYS_RESOURCE) */
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0)
+		return 2;
+	if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < (rlim_t)hi + 2)
+		lim.rlim_max = (rlim_t)hi + 2;
+	if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < (rlim_t)hi + 2)
+		lim.rlim_cur = (rlim_t)hi + 2;
+	if (setrlimit(RLIMIT_NOFILE, &lim) != 0) {
+		printf("limit: RLIMIT_NOFILE cannot reach %d here (%s)\n", hi + 2, strerror(errno));
+		return 77;
+	}
+	fd = open("/dev/urandom", O_RDONLY);
+	CHECK(fd >= 0, "open");
+	memset(a, 0, sizeof(a));
+	CHECK(read(fd, a, sizeof(a)) == (ssize_t)sizeof(a), "read of the low number"); /* served */
+	CHECK(dup2(fd, hi) == hi, "dup2 onto %d: %s", hi, strerror(errno));
+	hi2 = fcntl(fd, F_DUPFD, hi + 1);
+	CHECK(hi2 == hi + 1, "F_DUPFD %d: got %d (%s)", hi + 1, hi2, strerror(errno));
+	memset(b, 0, sizeof(b));
+	memset(c, 0, sizeof(c));
+	CHECK(read(hi, b, sizeof(b)) == (ssize_t)sizeof(b), "read of %d", hi);
+	CHECK(read(hi2, c, sizeof(c)) == (ssize_t)sizeof(c), "read of %d", hi2);
+	CHECK(looks_random(b, sizeof(b)) && looks_random(c, sizeof(c)) && memcmp(a, b, 32) != 0 &&
+	      memcmp(b, c, 32) != 0, "the high numbers' bytes");
+	CHECK(close(hi) == 0 && close(hi2) == 0, "close of the high numbers");
+	close(fd);
+	return 0;
+}
+
+/* ---- pltest exec ------------------------------------------------------------------ */
+
+static int cmd_exec(void)
+{
+	char num[16];
+	char *args[] = {"pltest", "execed", num, NULL};
+	int fd = open("/dev/urandom", O_RDONLY); /* no O_CLOEXEC: the new program gets it */
+
+	CHECK(fd >= 0, "open");
+	snprintf(num, sizeof(num), "%d", fd);
+	fflush(stdout);
+	execv("/proc/self/exe", args);
+	CHECK(0, "execv: %s", strerror(errno));
+	return 1;
+}
+
+/* After the exec: the inherited number is the device, read by the kernel. */
+static int cmd_execed(const char *num)
+{
+	unsigned char a[32], b[32];
+	struct stat st;
+	int fd = atoi(num), own;
+
+	CHECK(fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
+	      minor(st.st_rdev) == 9, "descriptor %d is not /dev/urandom after the exec", fd);
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	CHECK(read(fd, a, sizeof(a)) == (ssize_t)sizeof(a), "read of the inherited %d", fd);
+	own = open("/dev/urandom", O_RDONLY);
+	CHECK(own >= 0 && read(own, b, sizeof(b)) == (ssize_t)sizeof(b), "read of its own"); /* served */
+	CHECK(looks_random(a, sizeof(a)) && looks_random(b, sizeof(b)) && memcmp(a, b, 32) != 0,
+	      "bytes");
+	close(own);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 2;
@@ -773,7 +856,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
 		fprintf(stderr, "usage: pltest entries|fork|recycle FILE|signal|cookie MODE|match|"
-			"sandbox|stats\n");
+			"sandbox|stats|highfd N|exec\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "entries") == 0)
@@ -792,6 +875,12 @@ int main(int argc, char **argv)
 		rc = cmd_sandbox();
 	else if (strcmp(argv[1], "stats") == 0)
 		rc = cmd_stats();
+	else if (strcmp(argv[1], "highfd") == 0 && argc > 2)
+		rc = cmd_highfd(atoi(argv[2]));
+	else if (strcmp(argv[1], "exec") == 0)
+		rc = cmd_exec();
+	else if (strcmp(argv[1], "execed") == 0 && argc > 2)
+		rc = cmd_execed(argv[2]);
 	else
 		fprintf(stderr, "pltest: unknown test %s\n", argv[1]);
 	if (rc == 0 && failures == 0)
