@@ -277,11 +277,13 @@ highfd() { # name preload number
 	[ "$rc" -eq 77 ] && return 77
 	if prog_ok "$1"; then
 		line=$(stats_line)
+		# The copies made no mark, so they are not counted as descriptors.
 		if [ "$(stat_of "$line" read)" = 1 ] && [ "$(stat_of "$line" calls)" = 1 ] &&
-			[ "$(stat_of "$line" open)" = 1 ]; then
+			[ "$(stat_of "$line" open)" = 1 ] && [ "$(stat_of "$line" dup2)" = 0 ] &&
+			[ "$(stat_of "$line" fcntl)" = 0 ]; then
 			pass "$1"
 		else
-			fail "$1" "reads of descriptors $3 and $(($3 + 1)) were served (want 1 served read, of the low number): $line"
+			fail "$1" "want 1 served read (of the low number) and no dup2 or fcntl counted for descriptors $3 and $(($3 + 1)): $line"
 		fi
 	fi
 }

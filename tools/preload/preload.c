@@ -741,7 +741,8 @@ static int pl_duped(int newfd, int was_tracked, enum pl_stat s)
 {
 	if (newfd >= 0) {
 		pl_mark(newfd, was_tracked);
-		if (was_tracked)
+		/* Counted only when a mark was made: a copy past the table is the kernel's. */
+		if (was_tracked && newfd < PL_MAX_FD)
 			pl_count(s, 0);
 	}
 	return newfd;
