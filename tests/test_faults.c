@@ -905,37 +905,26 @@ static int from_zero_key(const uint8_t v[16])
 	return bsearch(v, zk_win, sizeof(zk_win) / 16, 16, cmp16) != NULL;
 }
 
-static void droppable_child(void)
+/* What the drop phases recorded, for the verdict. */
+struct drop_tally {
+	long n;           /* values recorded: the sequential ones, then all */
+	int dropped_seen; /* sequential drops after which the page really read zero */
+	unsigned long long dups, zero, public;
+	long blocks, fips_fail;
+	struct fips_rates fr;
+};
+
+static uint8_t drop_seq[4000][16]; /* the sequential phase's values */
+
+/* Sequential: draw, drop everything, check the page really went, draw. */
+static void drop_sequential(long seq_drops, struct drop_tally *t)
 {
-	static uint8_t seq[4000][16];
-	pthread_t d, th[DROP_THREADS];
-	uint64_t rekeys0;
-	unsigned long long dups, zero = 0, public = 0;
-	long i, n = 0, fips_fail = 0, blocks = 0;
-	int dropped_seen = 0;
-	double t0, secs = rel_stress() || rel_slow_checker() ? 2.0 : 0.3;
+	uint64_t rekeys0 = stats_now().rekeys;
 	uint8_t *slot;
 	size_t slot_size = 0;
-	struct fips_rates fr;
 	cpu_set_t old_cpus, one_cpu;
-	/* Under valgrind (not the sanitizers) fewer sequential drops: each is a
-	 * few hundred ms of emulated syscalls there, and the concurrent phase
-	 * below is what found the races; the plain build does all 1000. */
-	long seq_drops = getenv("SURAND_VALGRIND") ? 300 : 1000;
+	long i;
 
-	if (rel_select_backend() != 0)
-		return;
-	(void)surand_u64();
-	if (!stats_now().droppable) {
-		rel_report("droppable-pageout", "MAP_DROPPABLE absent here (kernel < 6.11): nothing drops", 1,
-			   0, 0, 0);
-		printf("# MAP_DROPPABLE is not available: state pages cannot be dropped\n");
-		return;
-	}
-	drop_n = mappings_with("dp", drop_r, 64);
-	T_ASSERT_MSG(drop_n > 0, "stats say droppable but no mapping has VmFlags dp");
-	/* Sequential: draw, drop everything, check the page really went, draw. */
-	rekeys0 = stats_now().rekeys;
 	slot = strcmp(rel_backend(), "thread") == 0 ? surand_test_thread_slot(&slot_size) : NULL;
 	/* One CPU for the writes and the drops (see the drop loop below). */
 	T_ASSERT(sched_getaffinity(0, sizeof(old_cpus), &old_cpus) == 0);
@@ -947,7 +936,7 @@ static void droppable_child(void)
 		uint8_t big[4096];
 		size_t len = sizes[i % 6];
 
-		surand_bytes(seq[n++], 16);
+		surand_bytes(drop_seq[t->n++], 16);
 		/* MADV_PAGEOUT skips a page it cannot isolate yet (still in another
 		 * CPU's LRU batch: it drains only its own CPU's): the thread is
 		 * pinned (above), and up to 8 passes make sure the drop happens. */
@@ -960,26 +949,34 @@ static void droppable_child(void)
 			gone = slot ? memcmp(slot, zero_slot, slot_size < 1024 ? slot_size : 1024) == 0
 				    : some_page_dropped();
 			if (gone) {
-				dropped_seen++;
+				t->dropped_seen++;
 				break;
 			}
 		}
 		surand_bytes(big, len);
 		T_ASSERT_MSG(len < 8 || all_words_nonzero(big, len),
 			     "a %zu-byte request right after a drop holds a zero word", len);
-		memcpy(seq[n++], big, 16);
+		memcpy(drop_seq[t->n++], big, 16);
 		if (len < 16)
-			surand_bytes(seq[n - 1], 16);
-		surand_bytes(seq[n++], 16);
+			surand_bytes(drop_seq[t->n - 1], 16);
+		surand_bytes(drop_seq[t->n++], 16);
 	}
 	(void)sched_setaffinity(0, sizeof(old_cpus), &old_cpus);
-	T_ASSERT_MSG(dropped_seen > seq_drops * 9 / 10, "MADV_PAGEOUT dropped the slot only %d times of %ld",
-		     dropped_seen, seq_drops);
+	T_ASSERT_MSG(t->dropped_seen > seq_drops * 9 / 10,
+		     "MADV_PAGEOUT dropped the slot only %d times of %ld", t->dropped_seen, seq_drops);
 	if (slot)
 		T_ASSERT_MSG(stats_now().rekeys > rekeys0 + (uint64_t)(seq_drops * 9 / 10),
 			     "rekeys %llu -> %llu after %ld drops", (unsigned long long)rekeys0,
 			     (unsigned long long)stats_now().rekeys, seq_drops);
-	/* Concurrent: one thread drops everything in a loop while three draw. */
+}
+
+/* Concurrent: one thread drops everything in a loop while three draw. */
+static void drop_concurrent(double secs)
+{
+	pthread_t d, th[DROP_THREADS];
+	double t0;
+	long i;
+
 	drop_vals = calloc((size_t)DROP_THREADS * DROP_VALS, 16);
 	T_ASSERT(drop_vals);
 	for (i = 0; i < DROP_THREADS; i++)
@@ -997,56 +994,99 @@ static void droppable_child(void)
 	for (i = 0; i < DROP_THREADS; i++)
 		pthread_join(th[i], NULL);
 	pthread_join(d, NULL);
-	{
-		long total = n;
-		uint8_t (*all)[16];
+}
 
-		for (i = 0; i < DROP_THREADS; i++)
-			total += drop_nv[i];
-		all = malloc((size_t)total * 16);
-		T_ASSERT(all);
-		memcpy(all, seq, (size_t)n * 16);
-		total = n;
-		for (i = 0; i < DROP_THREADS; i++) {
-			memcpy(all + total, drop_vals + i * DROP_VALS, (size_t)drop_nv[i] * 16);
-			total += drop_nv[i];
-		}
-		zero_key_windows();
-		for (i = 0; i < total; i++) {
-			zero += rel_has_zero_word(all[i], 16);
-			public += from_zero_key(all[i]);
-		}
-		zero += drop_zero_unrecorded;
-		dups = rel_count_dups(all, (size_t)total, 16);
-		free(all);
-		n = total;
-	}
-	/* The 16-byte draws of each thread, read as a stream, pass FIPS. */
-	T_ASSERT(fips_rates(&fr) == 0);
+/* Every value of both phases, together: those holding a zero word, those
+ * made under the zero key (public), and the repeats.  t->n becomes the
+ * count of them all. */
+static void drop_count_values(struct drop_tally *t)
+{
+	long total = t->n, i;
+	uint8_t (*all)[16];
+
+	for (i = 0; i < DROP_THREADS; i++)
+		total += drop_nv[i];
+	all = malloc((size_t)total * 16);
+	T_ASSERT(all);
+	memcpy(all, drop_seq, (size_t)t->n * 16);
+	total = t->n;
 	for (i = 0; i < DROP_THREADS; i++) {
+		memcpy(all + total, drop_vals + i * DROP_VALS, (size_t)drop_nv[i] * 16);
+		total += drop_nv[i];
+	}
+	zero_key_windows();
+	for (i = 0; i < total; i++) {
+		t->zero += rel_has_zero_word(all[i], 16);
+		t->public += from_zero_key(all[i]);
+	}
+	t->zero += drop_zero_unrecorded;
+	t->dups = rel_count_dups(all, (size_t)total, 16);
+	free(all);
+	t->n = total;
+}
+
+/* The 16-byte draws of each thread, read as a stream, pass FIPS. */
+static void drop_fips(struct drop_tally *t)
+{
+	T_ASSERT(fips_rates(&t->fr) == 0);
+	for (long i = 0; i < DROP_THREADS; i++) {
 		const uint8_t *p = (const uint8_t *)(drop_vals + i * DROP_VALS);
 		size_t bytes = (size_t)drop_nv[i] * 16;
 		for (size_t off = 0; off + FIPS_BLOCK_BYTES <= bytes; off += FIPS_BLOCK_BYTES) {
-			blocks++;
+			t->blocks++;
 			if (fips_block(p + off))
-				fips_fail++;
+				t->fips_fail++;
 		}
 	}
+}
+
+static void droppable_child(void)
+{
+	struct drop_tally t = {0};
+	double secs = rel_stress() || rel_slow_checker() ? 2.0 : 0.3;
+	long tolerance;
+	/* Under valgrind (not the sanitizers) fewer sequential drops: each is a
+	 * few hundred ms of emulated syscalls there, and the concurrent phase
+	 * below is what found the races; the plain build does all 1000. */
+	long seq_drops = getenv("SURAND_VALGRIND") ? 300 : 1000;
+
+	if (rel_select_backend() != 0)
+		return;
+	(void)surand_u64();
+	if (!stats_now().droppable) {
+		rel_report("droppable-pageout", "MAP_DROPPABLE absent here (kernel < 6.11): nothing drops", 1,
+			   0, 0, 0);
+		printf("# MAP_DROPPABLE is not available: state pages cannot be dropped\n");
+		return;
+	}
+	drop_n = mappings_with("dp", drop_r, 64);
+	T_ASSERT_MSG(drop_n > 0, "stats say droppable but no mapping has VmFlags dp");
+	drop_sequential(seq_drops, &t);
+	if (t_case_failed())
+		return;
+	drop_concurrent(secs);
+	if (t_case_failed())
+		return;
+	drop_count_values(&t);
+	if (t_case_failed())
+		return;
+	drop_fips(&t);
+	if (t_case_failed())
+		return;
+	tolerance = fips_tolerance(t.blocks, t.fr.total);
 	rel_report("droppable-pageout",
 		   rel_fmt("MADV_PAGEOUT of every droppable page: %ld sequential drops (%d seen), "
 			   "%ld concurrent drop passes under %d drawing threads, %ld values, %ld FIPS "
 			   "blocks (%ld failed, tolerance %ld)",
-			   seq_drops, dropped_seen, drops_done, DROP_THREADS, n, blocks, fips_fail,
-			   fips_tolerance(blocks, fr.total)),
-		   dups == 0 && zero == 0 && public == 0 && fips_fail <= fips_tolerance(blocks, fr.total),
-		   dups, 0, 0);
+			   seq_drops, t.dropped_seen, drops_done, DROP_THREADS, t.n, t.blocks, t.fips_fail,
+			   tolerance),
+		   t.dups == 0 && t.zero == 0 && t.public == 0 && t.fips_fail <= tolerance, t.dups, 0, 0);
 	T_ASSERT_MSG(drops_done > 10, "only %ld drop passes ran", drops_done);
-	T_ASSERT_MSG(public == 0, "%llu values are zero-key ChaCha20 output (a dropped key was used)",
-		     public);
-	T_ASSERT_MSG(zero == 0, "%llu values hold a zero 8-byte word after drops", zero);
-	T_ASSERT_MSG(dups == 0, "%llu repeated values after drops", dups);
-	T_ASSERT_MSG(fips_fail <= fips_tolerance(blocks, fr.total), "%ld of %ld FIPS blocks failed",
-		     fips_fail, blocks);
+	T_ASSERT_MSG(t.public == 0, "%llu values are zero-key ChaCha20 output (a dropped key was used)",
+		     t.public);
+	T_ASSERT_MSG(t.zero == 0, "%llu values hold a zero 8-byte word after drops", t.zero);
+	T_ASSERT_MSG(t.dups == 0, "%llu repeated values after drops", t.dups);
+	T_ASSERT_MSG(t.fips_fail <= tolerance, "%ld of %ld FIPS blocks failed", t.fips_fail, t.blocks);
 	free(drop_vals);
 }
 
