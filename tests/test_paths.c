@@ -1014,17 +1014,102 @@ static size_t sig_draw(struct wset *seen, size_t i)
 	return seen_check_add(seen, rec_buf, rec_len(&paths[i]));
 }
 
+/* What the signal phases found, for the verdict. */
+struct sig_tally {
+	size_t repeats;          /* windows drawn twice */
+	const char *rep;         /* the path that drew the first of them */
+	unsigned raised[NROWS];  /* handler draws inside each path's call, raised */
+	size_t front;            /* paths raised at the front end's point only */
+	size_t timed;            /* timer signals that landed inside a call */
+	size_t pairs;            /* (path in handler, path interrupted) pairs seen */
+};
+
+static void sig_note(struct sig_tally *t, size_t h, const char *name)
+{
+	if (h && !t->rep)
+		t->rep = name;
+	t->repeats += h;
+}
+
+/* Raised: each path interrupted NROWS times, the handler drawing through
+ * every path in turn, at the deepest point the path reaches. */
+static void sig_raised(struct wset *seen, struct sig_tally *t)
+{
+	for (size_t i = 0; i < NROWS; i++) {
+		int depth = -1;
+
+		h_cur = (sig_atomic_t)i;
+		for (unsigned n = 0; h_inside[i] < NROWS && n < 4 * NROWS; n++) {
+			unsigned was = h_inside[i];
+			size_t h;
+
+			arm_points(depth != 0, SIGALRM);
+			h = sig_draw(seen, i);
+			arm_points(1, 0);
+			arm_points(0, 0);
+			sig_note(t, h, paths[i].name);
+			if (depth < 0)
+				depth = h_inside[i] > was ? 1 : 0; /* the deep points, or none */
+		}
+		t->raised[i] = h_inside[i];
+		t->front += depth == 0;
+		h_cur = -1;
+	}
+}
+
+/* Timed: signals anywhere, inside the calls or between them, for a
+ * while (bound seconds at most) on each path (how often one lands inside
+ * depends on the host).  The timer is off and SIGALRM ignored after. */
+static void sig_timed(struct wset *seen, double bound, struct sig_tally *t)
+{
+	struct itimerval tv;
+	double end;
+
+	memset(&tv, 0, sizeof(tv));
+	tv.it_value.tv_usec = 50;
+	h_armed = 1;
+	T_ASSERT(setitimer(ITIMER_REAL, &tv, NULL) == 0);
+	for (size_t i = 0; i < NROWS; i++) {
+		end = t_now_s() + bound;
+		h_cur = (sig_atomic_t)i;
+		for (unsigned n = 0; h_inside[i] - t->raised[i] < NROWS && h_n < H_CAP; n++) {
+			size_t h = sig_draw(seen, i);
+
+			sig_note(t, h, paths[i].name);
+			if ((n & 15) == 15 && t_now_s() > end)
+				break;
+		}
+		h_cur = -1;
+		t->timed += h_inside[i] - t->raised[i];
+	}
+	h_armed = 0;
+	memset(&tv, 0, sizeof(tv));
+	setitimer(ITIMER_REAL, &tv, NULL);
+	signal(SIGALRM, SIG_IGN);
+}
+
+/* The handler's draws join the set (a window it drew that a call also
+ * handed out is a repeat), and the pairs they covered are counted. */
+static void sig_handler_records(struct wset *seen, struct sig_tally *t)
+{
+	for (sig_atomic_t n = 0; n < h_n; n++) {
+		size_t h = seen_check_add(seen, h_recs[n].b, h_recs[n].len);
+
+		sig_note(t, h, paths[h_recs[n].row].name);
+	}
+	for (size_t i = 0; i < NROWS; i++)
+		for (size_t j = 0; j < NROWS; j++)
+			t->pairs += h_pair[i][j];
+}
+
 static void signals_child(void)
 {
 	struct sigaction sa;
-	struct itimerval tv;
 	struct wset seen;
 	struct check *k;
-	double bound = slow_run() ? 0.5 : 0.2, end;
-	size_t repeats = 0, pairs = 0, left, timed = 0, front = 0;
-	unsigned raised[NROWS];
-	int depth[NROWS];
-	const char *rep = NULL;
+	struct sig_tally t = {0};
+	double bound = slow_run() ? 0.5 : 0.2;
+	size_t left;
 
 	if (rel_select_backend() != 0)
 		return;
@@ -1037,64 +1122,11 @@ static void signals_child(void)
 	sigemptyset(&sa.sa_mask);
 	T_ASSERT(sigaction(SIGALRM, &sa, NULL) == 0);
 	surand_bytes(call_buf, 16); /* the thread's first call: its slot */
-	/* Raised: each path interrupted NROWS times, the handler drawing
-	 * through every path in turn, at the deepest point the path reaches. */
-	for (size_t i = 0; i < NROWS; i++) {
-		h_cur = (sig_atomic_t)i;
-		depth[i] = -1;
-		for (unsigned n = 0; h_inside[i] < NROWS && n < 4 * NROWS; n++) {
-			unsigned was = h_inside[i];
-			size_t h;
-
-			arm_points(depth[i] != 0, SIGALRM);
-			h = sig_draw(&seen, i);
-			arm_points(1, 0);
-			arm_points(0, 0);
-			if (h && !rep)
-				rep = paths[i].name;
-			repeats += h;
-			if (depth[i] < 0)
-				depth[i] = h_inside[i] > was ? 1 : 0; /* the deep points, or none */
-		}
-		raised[i] = h_inside[i];
-		front += depth[i] == 0;
-		h_cur = -1;
-	}
-	/* Timed: signals anywhere, inside the calls or between them, for a
-	 * while on each path (how often one lands inside depends on the host). */
-	memset(&tv, 0, sizeof(tv));
-	tv.it_value.tv_usec = 50;
-	h_armed = 1;
-	T_ASSERT(setitimer(ITIMER_REAL, &tv, NULL) == 0);
-	for (size_t i = 0; i < NROWS; i++) {
-		end = t_now_s() + bound;
-		h_cur = (sig_atomic_t)i;
-		for (unsigned n = 0; h_inside[i] - raised[i] < NROWS && h_n < H_CAP; n++) {
-			size_t h = sig_draw(&seen, i);
-
-			if (h && !rep)
-				rep = paths[i].name;
-			repeats += h;
-			if ((n & 15) == 15 && t_now_s() > end)
-				break;
-		}
-		h_cur = -1;
-		timed += h_inside[i] - raised[i];
-	}
-	h_armed = 0;
-	memset(&tv, 0, sizeof(tv));
-	setitimer(ITIMER_REAL, &tv, NULL);
-	signal(SIGALRM, SIG_IGN);
-	for (sig_atomic_t n = 0; n < h_n; n++) {
-		size_t h = seen_check_add(&seen, h_recs[n].b, h_recs[n].len);
-
-		if (h && !rep)
-			rep = paths[h_recs[n].row].name;
-		repeats += h;
-	}
-	for (size_t i = 0; i < NROWS; i++)
-		for (size_t j = 0; j < NROWS; j++)
-			pairs += h_pair[i][j];
+	sig_raised(&seen, &t);
+	sig_timed(&seen, bound, &t);
+	if (t_case_failed())
+		return;
+	sig_handler_records(&seen, &t);
 	/* Erasure after the storm: every path once more, checked, and the slot
 	 * holds none of the bytes handed out by either side. */
 	for (size_t i = 0; i < NROWS; i++)
@@ -1102,18 +1134,18 @@ static void signals_child(void)
 	left = slot_hits(&seen);
 	printf("# %ld handler draws, %zu of %zu (path in handler, path interrupted) pairs; "
 	       "%zu paths raised at the front end's point, the rest deeper; %zu timer "
-	       "signals landed inside a call\n", (long)h_n, pairs, NROWS * NROWS, front, timed);
+	       "signals landed inside a call\n", (long)h_n, t.pairs, NROWS * NROWS, t.front, t.timed);
 	T_ASSERT_MSG(call_errors == 0, "%d calls failed or returned out of range",
 		     (int)call_errors);
-	T_ASSERT_MSG(repeats == 0, "%zu windows drawn twice (handler and interrupted call; "
-				   "first in %s)", repeats, rep);
+	T_ASSERT_MSG(t.repeats == 0, "%zu windows drawn twice (handler and interrupted call; "
+				     "first in %s)", t.repeats, t.rep);
 	T_ASSERT_MSG(!k->why, "%s", k->why);
 	T_ASSERT_MSG(left == 0, "%zu windows of handed-out bytes left in the slot", left);
 	for (size_t i = 0; i < NROWS; i++)
-		T_ASSERT_MSG(raised[i] >= NROWS, "path %s: a signal raised inside its call ran "
-						 "the handler only %u times in %u draws",
-			     paths[i].name, raised[i], 4 * (unsigned)NROWS);
-	T_ASSERT_EQ_U64(pairs, NROWS * NROWS);
+		T_ASSERT_MSG(t.raised[i] >= NROWS, "path %s: a signal raised inside its call ran "
+						   "the handler only %u times in %u draws",
+			     paths[i].name, t.raised[i], 4 * (unsigned)NROWS);
+	T_ASSERT_EQ_U64(t.pairs, NROWS * NROWS);
 	T_ASSERT_MSG(!ws_full(&seen), "the window set overflowed: the case checked less");
 	ws_free(&seen);
 	check_free(k);
