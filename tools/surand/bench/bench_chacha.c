@@ -132,39 +132,43 @@ static int bench_parse_uint(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-int surand_bench_chacha(int argc, char **argv)
+/* The command line into ms and reps: -1 when the run goes on, otherwise the
+ * exit status (0 after --help, 64 on a bad option). */
+static int bench_options(int argc, char **argv, long *ms, long *reps)
 {
-	static const char *const names[] = { "portable", "ssse3", "avx2", "avx512", "neon" };
-	static uint8_t buf[BENCH_MAX_BYTES + 64];
-	struct bench_impl impls[BENCH_MAX_IMPLS];
-	long ms = 200, reps = 3;
-	size_t nimpl = 0, i, s, openssl = (size_t)-1;
-	int a, r;
-#ifdef HAVE_OPENSSL
-	static const uint8_t zeros[BENCH_MAX_BYTES];
-#endif
+	int a;
 
 	for (a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
 			fputs(bench_usage, stdout);
 			return SURAND_EX_OK; /* the caller checks that it reached stdout */
 		} else if (strcmp(argv[a], "--quick") == 0) {
-			ms = 50;
-			reps = 2;
+			*ms = 50;
+			*reps = 2;
 		} else if ((strcmp(argv[a], "--ms") == 0 || strcmp(argv[a], "--reps") == 0) &&
 			   a + 1 >= argc) {
 			return bench_bad("no value after", argv[a], NULL);
 		} else if (strcmp(argv[a], "--ms") == 0) {
-			if (bench_parse_uint(argv[++a], 1, 10000, &ms) < 0)
+			if (bench_parse_uint(argv[++a], 1, 10000, ms) < 0)
 				return bench_bad("bad --ms value", argv[a], "1 to 10000");
 		} else if (strcmp(argv[a], "--reps") == 0) {
-			if (bench_parse_uint(argv[++a], 1, 100, &reps) < 0)
+			if (bench_parse_uint(argv[++a], 1, 100, reps) < 0)
 				return bench_bad("bad --reps value", argv[a], "1 to 100");
 		} else {
 			return bench_bad("unknown option", argv[a], NULL);
 		}
 	}
+	return -1;
+}
 
+/* The bodies this CPU runs, then OpenSSL when built with it (its index in
+ * *openssl, else (size_t)-1), every figure 0; returns how many. */
+static size_t bench_impls(struct bench_impl impls[BENCH_MAX_IMPLS], size_t *openssl)
+{
+	static const char *const names[] = { "portable", "ssse3", "avx2", "avx512", "neon" };
+	size_t nimpl = 0, i, s;
+
+	*openssl = (size_t)-1;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		surand_chacha20_fn fn = surand_chacha20_impl_by_name(names[i]);
 		if (fn) {
@@ -173,15 +177,26 @@ int surand_bench_chacha(int argc, char **argv)
 		}
 	}
 #ifdef HAVE_OPENSSL
-	openssl = nimpl;
+	*openssl = nimpl;
 	impls[nimpl].name = "openssl";
 	impls[nimpl++].fn = NULL;
 #endif
 	for (i = 0; i < nimpl; i++)
 		for (s = 0; s < BENCH_NSIZES; s++)
 			impls[i].best[s] = 0;
+	return nimpl;
+}
 
-	/* Interleaved: every repetition measures every implementation and size. */
+/* Interleaved: every repetition measures every implementation and size. */
+static void bench_measure(struct bench_impl *impls, size_t nimpl, long ms, long reps)
+{
+	static uint8_t buf[BENCH_MAX_BYTES + 64];
+	size_t i, s;
+	long r;
+#ifdef HAVE_OPENSSL
+	static const uint8_t zeros[BENCH_MAX_BYTES];
+#endif
+
 	for (r = 0; r < reps; r++) {
 		for (s = 0; s < BENCH_NSIZES; s++) {
 			for (i = 0; i < nimpl; i++) {
@@ -197,7 +212,48 @@ int surand_bench_chacha(int argc, char **argv)
 			}
 		}
 	}
+}
 
+/* Each body's figures over OpenSSL's, or why there are none. */
+static void bench_print_ratios(const struct bench_impl *impls, size_t nimpl, size_t openssl)
+{
+	size_t i, s;
+	int ok = 1;
+
+	if (openssl == (size_t)-1) {
+		printf("openssl: not built in (apt-get install libssl-dev, then rebuild)\n");
+		return;
+	}
+	for (s = 0; s < BENCH_NSIZES; s++)
+		ok = ok && impls[openssl].best[s] > 0;
+	if (!ok) {
+		printf("openssl: EVP ChaCha20 failed; no ratios\n");
+		return;
+	}
+#ifdef HAVE_OPENSSL
+	printf("ratio body/OpenSSL (%s, EVP_chacha20):\n", OpenSSL_version(OPENSSL_VERSION));
+#endif
+	for (i = 0; i < nimpl; i++) {
+		if (i == openssl)
+			continue;
+		printf("%-10s", impls[i].name);
+		for (s = 0; s < BENCH_NSIZES; s++)
+			printf(" %12.2fx", impls[i].best[s] / impls[openssl].best[s]);
+		printf("\n");
+	}
+}
+
+int surand_bench_chacha(int argc, char **argv)
+{
+	struct bench_impl impls[BENCH_MAX_IMPLS];
+	long ms = 200, reps = 3;
+	size_t nimpl, i, s, openssl;
+	int rc = bench_options(argc, argv, &ms, &reps);
+
+	if (rc >= 0)
+		return rc;
+	nimpl = bench_impls(impls, &openssl);
+	bench_measure(impls, nimpl, ms, reps);
 	printf("ChaCha20 keystream, MB/s (10^6 bytes/s), best of %ld x %ld ms; dispatcher uses %s\n",
 	       reps, ms, surand_chacha20_impl_name());
 	printf("%-10s", "body");
@@ -210,29 +266,7 @@ int surand_bench_chacha(int argc, char **argv)
 			printf(" %13.1f", impls[i].best[s]);
 		printf("\n");
 	}
-	if (openssl != (size_t)-1) {
-		int ok = 1;
-
-		for (s = 0; s < BENCH_NSIZES; s++)
-			ok = ok && impls[openssl].best[s] > 0;
-		if (!ok) {
-			printf("openssl: EVP ChaCha20 failed; no ratios\n");
-		} else {
-#ifdef HAVE_OPENSSL
-			printf("ratio body/OpenSSL (%s, EVP_chacha20):\n", OpenSSL_version(OPENSSL_VERSION));
-#endif
-			for (i = 0; i < nimpl; i++) {
-				if (i == openssl)
-					continue;
-				printf("%-10s", impls[i].name);
-				for (s = 0; s < BENCH_NSIZES; s++)
-					printf(" %12.2fx", impls[i].best[s] / impls[openssl].best[s]);
-				printf("\n");
-			}
-		}
-	} else {
-		printf("openssl: not built in (apt-get install libssl-dev, then rebuild)\n");
-	}
+	bench_print_ratios(impls, nimpl, openssl);
 	printf("(sink %u)\n", (unsigned)bench_sink);
 	return SURAND_EX_OK;
 }
