@@ -1387,6 +1387,105 @@ struct jq_sim {
 	const char *what;
 };
 
+/* The counters of a verdict: a disqualified timer is still mixed and never
+ * credited; a qualified one is credited, every window after the
+ * qualification closed clean, and each gave its deltas that were not stuck. */
+static void jq_sim_check_credit(const struct jq_sim *s, const struct surand_entropy_source_stats *e0,
+				const struct surand_entropy_source_stats *e1)
+{
+	if (s->state == SURAND_QUAL_DISQUALIFIED) {
+		/* still mixed, never credited; the stats name the reason */
+		T_ASSERT(e1->c.bytes > e0->c.bytes);
+		T_ASSERT_EQ_U64(e1->c.credited, e0->c.credited);
+		T_ASSERT_EQ_U64(e1->c.counted, e0->c.counted);
+		T_ASSERT(e1->q.reason_name[0] != 0);
+	} else {
+		T_ASSERT(e1->c.credited > e0->c.credited);
+		T_ASSERT(e1->q.reason_name[0] == 0);
+		/* no alarm: every window after the qualification closed clean,
+		 * and each gave its deltas that were not stuck */
+		T_ASSERT_EQ_U64(e1->c.windows_alarmed, e0->c.windows_alarmed);
+		T_ASSERT_EQ_U64(e1->c.windows_clean - e0->c.windows_clean,
+				(e1->c.samples - e0->c.samples) / JQ_WINDOW - JQ_DELTAS / JQ_WINDOW);
+		T_ASSERT(e1->c.counted - e0->c.counted + (e1->c.stuck - e0->c.stuck) >=
+			 JQ_WINDOW * (e1->c.windows_clean - e0->c.windows_clean));
+	}
+}
+
+/* What the qualification saw, by the reason it gave (and the biased
+ * timer's estimate). */
+static void jq_sim_check_reason(const struct jq_sim *s, const struct surand_entropy_source_stats *e1)
+{
+	switch (s->reason) {
+	case SURAND_DISQ_COARSE:
+		T_ASSERT(e1->q.zero_deltas > 0);
+		break;
+	case SURAND_DISQ_NONMONOTONIC:
+		T_ASSERT(e1->q.backwards > 3);
+		break;
+	case SURAND_DISQ_STUCK:
+		T_ASSERT(e1->q.stuck * 10 > JQ_DELTAS * 9);
+		break;
+	case SURAND_DISQ_LOW_ENTROPY:
+		T_ASSERT(e1->q.stuck * 10 <= JQ_DELTAS * 9 && e1->q.h_estimate_millibits < 125);
+		break;
+	default:
+		break;
+	}
+	if (s->timer == SURAND_TEST_JITTER_BIASED)
+		/* p = 3/4: p_u = 0.75 + 2.576 sqrt(0.1875 / 1023) ~ 0.785, 0.35 bit */
+		T_ASSERT_MSG(e1->q.h_estimate_millibits > 300 && e1->q.h_estimate_millibits < 420,
+			     "biased: estimate %u millibits", e1->q.h_estimate_millibits);
+}
+
+/* One simulated timer from a fresh health state, collected until it gave
+ * the qualification's deltas and 16 windows more (or was disabled): its
+ * row, and the verdict it must reach. */
+static void jq_sim_run(const struct jq_sim *s)
+{
+	const uint64_t total = JQ_DELTAS + 16 * JQ_WINDOW;
+	struct surand_entropy_source_stats e0, e1;
+	const char *bad;
+	int early_credit = 0, ok;
+
+	surand_test_entropy_health_reset(SURAND_ES_JITTER);
+	surand_test_jitter_fault(s->timer);
+	e0 = src_stats(SURAND_ES_JITTER);
+	T_ASSERT_EQ_U64(e0.q.state, SURAND_QUAL_PENDING);
+	do {
+		surand_entropy_collect();
+		e1 = src_stats(SURAND_ES_JITTER);
+		/* no credit while the qualification is pending */
+		if (e1.q.state == SURAND_QUAL_PENDING && e1.c.credited != e0.c.credited)
+			early_credit = 1;
+	} while (e1.c.samples - e0.c.samples < total && !e1.disabled);
+	bad = jq_invariants(&e0, &e1);
+	ok = !early_credit && !bad && e1.q.state == s->state && e1.q.reason == s->reason &&
+	     e1.q.samples == JQ_DELTAS &&
+	     (s->state == SURAND_QUAL_QUALIFIED
+		      ? e1.c.credited > e0.c.credited && e1.q.h_estimate_millibits >= 125
+		      : e1.c.credited == e0.c.credited);
+	jq_row(s->name, ok,
+	       "simulated timer (%s), %llu deltas: %s%s%s, estimate %u.%03u bit/delta, "
+	       "%llu of the first 1024 stuck, %llu bits credited",
+	       s->what, (unsigned long long)(e1.c.samples - e0.c.samples),
+	       e1.q.state == SURAND_QUAL_QUALIFIED ? "qualified" : "disqualified",
+	       e1.q.reason ? " " : "", e1.q.reason_name, e1.q.h_estimate_millibits / 1000,
+	       e1.q.h_estimate_millibits % 1000, (unsigned long long)e1.q.stuck,
+	       (unsigned long long)(e1.c.credited - e0.c.credited));
+	T_ASSERT_MSG(!early_credit, "%s: credit before the qualification ended", s->name);
+	T_ASSERT_MSG(!bad, "%s: %s", s->name, bad);
+	T_ASSERT_MSG(e1.q.state == s->state && e1.q.reason == s->reason,
+		     "%s: state %u reason %u (%s), expected %u/%u", s->name, e1.q.state, e1.q.reason,
+		     e1.q.reason_name, s->state, s->reason);
+	T_ASSERT_EQ_U64(e1.q.samples, JQ_DELTAS);
+	T_ASSERT_EQ_U64(e1.q.h_credited_millibits, 125);
+	jq_sim_check_credit(s, &e0, &e1);
+	if (t_case_failed())
+		return;
+	jq_sim_check_reason(s, &e1);
+}
+
 static void jitter_qualification_simulated(void)
 {
 	static const struct jq_sim sims[] = {
@@ -1405,86 +1504,12 @@ static void jitter_qualification_simulated(void)
 		{ SURAND_TEST_JITTER_SIM_LOW, "low-entropy", SURAND_QUAL_DISQUALIFIED,
 		  SURAND_DISQ_LOW_ENTROPY, "one value 92 times in 100" },
 	};
-	const uint64_t total = JQ_DELTAS + 16 * JQ_WINDOW;
-	struct surand_entropy_source_stats e0, e1;
-	const char *bad;
-	unsigned i;
-	int ok;
 
 	surand_test_entropy_source_set(SURAND_ES_CPU, 0);
-	for (i = 0; i < sizeof(sims) / sizeof(sims[0]); i++) {
-		const struct jq_sim *s = &sims[i];
-		int early_credit = 0;
-
-		surand_test_entropy_health_reset(SURAND_ES_JITTER);
-		surand_test_jitter_fault(s->timer);
-		e0 = src_stats(SURAND_ES_JITTER);
-		T_ASSERT_EQ_U64(e0.q.state, SURAND_QUAL_PENDING);
-		do {
-			surand_entropy_collect();
-			e1 = src_stats(SURAND_ES_JITTER);
-			/* no credit while the qualification is pending */
-			if (e1.q.state == SURAND_QUAL_PENDING && e1.c.credited != e0.c.credited)
-				early_credit = 1;
-		} while (e1.c.samples - e0.c.samples < total && !e1.disabled);
-		bad = jq_invariants(&e0, &e1);
-		ok = !early_credit && !bad && e1.q.state == s->state && e1.q.reason == s->reason &&
-		     e1.q.samples == JQ_DELTAS &&
-		     (s->state == SURAND_QUAL_QUALIFIED
-			      ? e1.c.credited > e0.c.credited && e1.q.h_estimate_millibits >= 125
-			      : e1.c.credited == e0.c.credited);
-		jq_row(s->name, ok,
-		       "simulated timer (%s), %llu deltas: %s%s%s, estimate %u.%03u bit/delta, "
-		       "%llu of the first 1024 stuck, %llu bits credited",
-		       s->what, (unsigned long long)(e1.c.samples - e0.c.samples),
-		       e1.q.state == SURAND_QUAL_QUALIFIED ? "qualified" : "disqualified",
-		       e1.q.reason ? " " : "", e1.q.reason_name, e1.q.h_estimate_millibits / 1000,
-		       e1.q.h_estimate_millibits % 1000, (unsigned long long)e1.q.stuck,
-		       (unsigned long long)(e1.c.credited - e0.c.credited));
-		T_ASSERT_MSG(!early_credit, "%s: credit before the qualification ended", s->name);
-		T_ASSERT_MSG(!bad, "%s: %s", s->name, bad);
-		T_ASSERT_MSG(e1.q.state == s->state && e1.q.reason == s->reason,
-			     "%s: state %u reason %u (%s), expected %u/%u", s->name, e1.q.state, e1.q.reason,
-			     e1.q.reason_name, s->state, s->reason);
-		T_ASSERT_EQ_U64(e1.q.samples, JQ_DELTAS);
-		T_ASSERT_EQ_U64(e1.q.h_credited_millibits, 125);
-		if (s->state == SURAND_QUAL_DISQUALIFIED) {
-			/* still mixed, never credited; the stats name the reason */
-			T_ASSERT(e1.c.bytes > e0.c.bytes);
-			T_ASSERT_EQ_U64(e1.c.credited, e0.c.credited);
-			T_ASSERT_EQ_U64(e1.c.counted, e0.c.counted);
-			T_ASSERT(e1.q.reason_name[0] != 0);
-		} else {
-			T_ASSERT(e1.c.credited > e0.c.credited);
-			T_ASSERT(e1.q.reason_name[0] == 0);
-			/* no alarm: every window after the qualification closed clean,
-			 * and each gave its deltas that were not stuck */
-			T_ASSERT_EQ_U64(e1.c.windows_alarmed, e0.c.windows_alarmed);
-			T_ASSERT_EQ_U64(e1.c.windows_clean - e0.c.windows_clean,
-					(e1.c.samples - e0.c.samples) / JQ_WINDOW - JQ_DELTAS / JQ_WINDOW);
-			T_ASSERT(e1.c.counted - e0.c.counted + (e1.c.stuck - e0.c.stuck) >=
-				 JQ_WINDOW * (e1.c.windows_clean - e0.c.windows_clean));
-		}
-		switch (s->reason) {
-		case SURAND_DISQ_COARSE:
-			T_ASSERT(e1.q.zero_deltas > 0);
-			break;
-		case SURAND_DISQ_NONMONOTONIC:
-			T_ASSERT(e1.q.backwards > 3);
-			break;
-		case SURAND_DISQ_STUCK:
-			T_ASSERT(e1.q.stuck * 10 > JQ_DELTAS * 9);
-			break;
-		case SURAND_DISQ_LOW_ENTROPY:
-			T_ASSERT(e1.q.stuck * 10 <= JQ_DELTAS * 9 && e1.q.h_estimate_millibits < 125);
-			break;
-		default:
-			break;
-		}
-		if (s->timer == SURAND_TEST_JITTER_BIASED)
-			/* p = 3/4: p_u = 0.75 + 2.576 sqrt(0.1875 / 1023) ~ 0.785, 0.35 bit */
-			T_ASSERT_MSG(e1.q.h_estimate_millibits > 300 && e1.q.h_estimate_millibits < 420,
-				     "biased: estimate %u millibits", e1.q.h_estimate_millibits);
+	for (unsigned i = 0; i < sizeof(sims) / sizeof(sims[0]); i++) {
+		jq_sim_run(&sims[i]);
+		if (t_case_failed())
+			return;
 	}
 	surand_test_jitter_fault(SURAND_TEST_JITTER_NONE);
 	surand_test_entropy_health_reset(SURAND_ES_JITTER);
