@@ -554,16 +554,87 @@ static void *cancel_body(void *arg)
 
 static uint64_t cancel_seed = 0x63616e63656cull;
 
+/* Each worker's record, seed and part; then CANCEL_LIVE workers alive at a
+ * time, each cancelled after a random 0..300 us, wherever it is. */
+static void cancel_workers(struct cancel_worker *w, long total)
+{
+	long done = 0, i;
+	struct timespec ts;
+	int slot;
+
+	for (i = 0; i < total; i++) {
+		w[i].vals = calloc(CANCEL_VALS, 16);
+		T_ASSERT(w[i].vals);
+		w[i].seed = cancel_seed + (uint64_t)i;
+		w[i].reseeder = i % 3 == 0;
+	}
+	for (i = 0; i < total; i++) {
+		T_ASSERT(pthread_create(&w[i].th, NULL, cancel_body, &w[i]) == 0);
+		if (i >= CANCEL_LIVE - 1) {
+			slot = (int)(i - (CANCEL_LIVE - 1));
+			ts.tv_sec = 0;
+			ts.tv_nsec = (long)(t_rand64(&cancel_seed) % 300000);
+			nanosleep(&ts, NULL);
+			pthread_cancel(w[slot].th);
+			pthread_join(w[slot].th, NULL);
+			done++;
+		}
+	}
+	for (i = done; i < total; i++) {
+		pthread_cancel(w[i].th);
+		pthread_join(w[i].th, NULL);
+	}
+}
+
+static struct cancel_worker cancel_after; /* the thread started after the storm */
+
+/* Afterwards: a new thread draws and reseeds (nothing is left locked). */
+static void cancel_then_draw(void)
+{
+	cancel_after.vals = calloc(CANCEL_VALS, 16);
+	T_ASSERT(cancel_after.vals);
+	cancel_after.reseeder = 1;
+	cancel_after.seed = 1;
+	T_ASSERT(pthread_create(&cancel_after.th, NULL, cancel_body, &cancel_after) == 0);
+	while (__atomic_load_n(&cancel_after.n, __ATOMIC_ACQUIRE) < 64)
+		sched_yield();
+	pthread_cancel(cancel_after.th);
+	pthread_join(cancel_after.th, NULL);
+	T_ASSERT(surand_reseed() == 0);
+}
+
+/* Every value the workers and the thread after them recorded, and one
+ * drawn here, into *all (*nv of them). */
+static void cancel_values(const struct cancel_worker *w, long total, uint8_t (**all)[16], long *nv)
+{
+	uint8_t (*v)[16];
+	long n = 0, i, j;
+
+	for (i = 0; i < total; i++)
+		n += w[i].n;
+	v = malloc((size_t)(n + cancel_after.n + 1) * 16);
+	T_ASSERT(v);
+	n = 0;
+	for (i = 0; i < total; i++)
+		for (j = 0; j < w[i].n; j++)
+			memcpy(v[n++], w[i].vals[j], 16);
+	for (j = 0; j < cancel_after.n; j++)
+		memcpy(v[n++], cancel_after.vals[j], 16);
+	surand_bytes(v[n++], 16);
+	free(cancel_after.vals);
+	*all = v;
+	*nv = n;
+}
+
 static void cancel_storm(int urandom)
 {
-	long total = load(4000, 600, 150), done = 0, nv = 0, i, j;
+	long total = load(4000, 600, 150), nv = 0, i;
 	struct cancel_worker *w;
-	uint8_t (*all)[16];
+	uint8_t (*all)[16] = NULL;
 	uint64_t in_use0;
 	unsigned long long dups, leaks, zero = 0;
-	int fds0, fds1, slot;
+	int fds0, fds1;
 	double t0 = rel_now();
-	struct timespec ts;
 	int ok;
 
 	if (rel_select_backend() != 0)
@@ -581,56 +652,15 @@ static void cancel_storm(int urandom)
 	(void)surand_u64();
 	in_use0 = stats_now().slots_in_use;
 	fds0 = rel_open_fds();
-	for (i = 0; i < total; i++) {
-		w[i].vals = calloc(CANCEL_VALS, 16);
-		T_ASSERT(w[i].vals);
-		w[i].seed = cancel_seed + (uint64_t)i;
-		w[i].reseeder = i % 3 == 0;
-	}
-	/* CANCEL_LIVE workers alive at a time; each is cancelled after a random
-	 * 0..300 us, wherever it is. */
-	for (i = 0; i < total; i++) {
-		T_ASSERT(pthread_create(&w[i].th, NULL, cancel_body, &w[i]) == 0);
-		if (i >= CANCEL_LIVE - 1) {
-			slot = (int)(i - (CANCEL_LIVE - 1));
-			ts.tv_sec = 0;
-			ts.tv_nsec = (long)(t_rand64(&cancel_seed) % 300000);
-			nanosleep(&ts, NULL);
-			pthread_cancel(w[slot].th);
-			pthread_join(w[slot].th, NULL);
-			done++;
-		}
-	}
-	for (i = done; i < total; i++) {
-		pthread_cancel(w[i].th);
-		pthread_join(w[i].th, NULL);
-	}
-	/* Afterwards: a new thread draws and reseeds (nothing is left locked). */
-	{
-		static struct cancel_worker after;
-		after.vals = calloc(CANCEL_VALS, 16);
-		T_ASSERT(after.vals);
-		after.reseeder = 1;
-		after.seed = 1;
-		T_ASSERT(pthread_create(&after.th, NULL, cancel_body, &after) == 0);
-		while (__atomic_load_n(&after.n, __ATOMIC_ACQUIRE) < 64)
-			sched_yield();
-		pthread_cancel(after.th);
-		pthread_join(after.th, NULL);
-		T_ASSERT(surand_reseed() == 0);
-		for (i = 0; i < total; i++)
-			nv += w[i].n;
-		all = malloc((size_t)(nv + after.n + 1) * 16);
-		T_ASSERT(all);
-		nv = 0;
-		for (i = 0; i < total; i++)
-			for (j = 0; j < w[i].n; j++)
-				memcpy(all[nv++], w[i].vals[j], 16);
-		for (j = 0; j < after.n; j++)
-			memcpy(all[nv++], after.vals[j], 16);
-		surand_bytes(all[nv++], 16);
-		free(after.vals);
-	}
+	cancel_workers(w, total);
+	if (t_case_failed())
+		return;
+	cancel_then_draw();
+	if (t_case_failed())
+		return;
+	cancel_values(w, total, &all, &nv);
+	if (t_case_failed())
+		return;
 	fds1 = rel_open_fds();
 	for (i = 0; i < nv; i++)
 		zero += rel_has_zero_word(all[i], 16);
