@@ -81,7 +81,8 @@ start() {
 	if [ $# -gt 0 ]; then
 		(trap '' "$@"; exec "$SFS" "$mnt" -f) >"$mnt.log" 2>&1 &
 	else
-		"$SFS" "$mnt" -f >"$mnt.log" 2>&1 &
+		# SIGHUP at its default whatever this shell inherited (nohup ignores it)
+		env --default-signal=HUP "$SFS" "$mnt" -f >"$mnt.log" 2>&1 &
 	fi
 	pid=$!
 	pids+=("$pid")
