@@ -205,6 +205,7 @@ the backend in brackets.
 | a seek back to a buffered block's start (`test_stream` seek_equals_read) | a read of whole blocks and a tail served the tail from the stale buffer | src/stream.c |
 | vector registers after `surand_reseed()` (`reseed_leaves_no_key_in_registers`) | the new base key stayed in xmm1 and xmm2 | src/gen/base.c (every reseed scrubs them) |
 | the command started with standard error closed (`cli.sh` progress_closed_stderr_not_in_output) | `open()` handed back fd 2 for the output file or the wiped target, and progress lines went into it | tools/surand/stdfds.h (fds 0-2 held with /dev/null) |
+| copies of a /dev/urandom descriptor past the mark table (`preload.sh` highfd-table-256) | the stats line counted a `dup2` or `F_DUPFD` copy at or above the table's size as a descriptor the preload served, though the kernel serves it | tools/preload/preload.c (a copy is counted only when it is marked) |
 
 EOF
 	printf '## Summary\n\n%s rows; %s not passing; %s duplicates, %s crashes, %s leaks in all.  ' \
