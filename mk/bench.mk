@@ -59,13 +59,21 @@ bench: all $(BENCH_PROGS) $(OVERHEAD)
 # tests/test_bench.c links the measuring library, compiled as the tests are.
 BENCHLIB_SRC      := $(wildcard bench/lib/*.c)
 TEST_BENCHLIB_OBJ := $(patsubst bench/lib/%.c,$(BUILD)/test/benchlib/%.o,$(BENCHLIB_SRC))
-$(TEST_BENCHLIB_OBJ): $(BUILD)/test/benchlib/%.o: bench/lib/%.c bench/lib/bench.h $(LIB_HDR)
+$(TEST_BENCHLIB_OBJ): $(BUILD)/test/benchlib/%.o: bench/lib/%.c $(wildcard bench/lib/*.h) $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_TEST) -Ibench/lib -c $< -o $@
 $(BUILD)/test/test_bench: tests/test_bench.c $(TEST_BENCHLIB_OBJ) $(BUILD)/test/harness.o $(TESTLIB) \
 		tests/harness.h bench/lib/bench.h $(LIB_HDR)
 	$(CC) $(CFLAGS_TEST) -Ibench/lib -o $@ $< $(TEST_BENCHLIB_OBJ) $(BUILD)/test/harness.o \
 		$(TESTLIB) $(OPT_LIBS) $(LDLIBS_LIB) -lm
+
+# tests/test_bench_peers.c: the peers' loader as shipped and, renamed, built
+# with sonames that cannot give the peers (tests/bench_peers_absent.c).
+$(BUILD)/test/test_bench_peers: tests/test_bench_peers.c tests/bench_peers_absent.c \
+		bench/lib/bench_peers.c bench/lib/bench_peers.h $(BUILD)/test/harness.o $(TESTLIB) \
+		tests/harness.h $(LIB_HDR)
+	$(CC) $(CFLAGS_TEST) -Ibench/lib -o $@ $< tests/bench_peers_absent.c bench/lib/bench_peers.c \
+		$(BUILD)/test/harness.o $(TESTLIB) $(OPT_LIBS) $(LDLIBS_LIB) -lm
 
 # ---- the Rust peer of surand bench (bench/rust-rand/) ----------------------
 # rand 0.8's thread_rng() behind extern "C" functions, a shared object that

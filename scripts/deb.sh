@@ -55,6 +55,14 @@ build() {
 		n=$(ls "$out"/"${p}"_*.deb 2>/dev/null | wc -l)
 		check "package-$p" "$([ "$n" = 1 ]; echo $?)" "no ${p}_*.deb in $out"
 	done
+	# The benchmark's OpenSSL and libsodium peers are opened at run time: the
+	# command package suggests those libraries and does not depend on them.
+	local deps sugg
+	deps=$(dpkg-deb -f "$out"/surand_*.deb Depends 2>/dev/null)
+	sugg=$(dpkg-deb -f "$out"/surand_*.deb Suggests 2>/dev/null)
+	check surand-peers-suggested "$(! printf '%s\n' "$deps" | grep -Eq 'libssl|libsodium' &&
+		printf '%s\n' "$sugg" | grep -q libssl3 && printf '%s\n' "$sugg" | grep -q libsodium23; echo $?)" \
+		"surand: Depends '$deps', Suggests '$sugg' (want libssl3 and libsodium23 suggested, not depended on)"
 	# Lintian: no error and no warning (overrides carry their reason in the file).
 	lintian --fail-on error,warning --no-tag-display-limit "$out"/*.changes >"$out/lintian.log" 2>&1
 	local rc=$?

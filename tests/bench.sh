@@ -467,6 +467,18 @@ else
 	done
 fi
 
+# ---- the peers' libraries are opened at run time, never linked ----
+# The command has OpenSSL's and libsodium's rows without either library in its
+# NEEDED entries: the surand package only suggests them (debian/control).
+needed=$(readelf -d "$S" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+if [ -z "$needed" ]; then
+	fail peers_not_linked "readelf -d $S printed no NEEDED entry (apt-get install binutils)"
+elif printf '%s\n' "$needed" | grep -Eq '^lib(crypto|ssl|sodium)\.so'; then
+	fail peers_not_linked "$S links $(printf '%s\n' "$needed" | grep -E '^lib(crypto|ssl|sodium)' | tr '\n' ' ')"
+else
+	pass peers_not_linked
+fi
+
 # ---- "few calls": cells with fewer calls than 4 x threads are flagged ----
 # legacy serialises every call on one lock, so 64 KiB calls at 8 and 64 threads
 # in a 0.01 s window make about one call per thread (or none: "no call

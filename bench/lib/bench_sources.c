@@ -9,8 +9,9 @@
  *
  * One table (bench_system_sources) lists every non-backend source with its
  * functions; a source without per-thread state has no thread_init/fini, and
- * one this build cannot measure (no OpenSSL, no libsodium) is an entry with
- * only its name, kind and the reason it is absent.
+ * one this build cannot measure (built without OpenSSL's or libsodium's
+ * headers) is an entry with only its name, kind and the reason it is absent;
+ * those two libraries are opened at run time (bench_peers.c), never linked.
  * SPDX-License-Identifier: MIT
  */
 #include <dlfcn.h>
@@ -24,16 +25,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifdef HAVE_OPENSSL
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
-#endif
-#ifdef HAVE_SODIUM
-#include <sodium.h>
-#endif
-
 #include "bench.h"
+#include "bench_peers.h"
 #include "internal.h"
 #include "surand.h"
 
@@ -603,14 +596,18 @@ static void rust_fini(void *ctx)
 	rust_free_fn(ctx);
 }
 
-/* ---- OpenSSL RAND_bytes and EVP ChaCha20 ------------------------------------- */
-#define NO_OPENSSL "built without OpenSSL (apt-get install libssl-dev, then rebuild)"
+/* ---- OpenSSL RAND_bytes and EVP ChaCha20, loaded with dlopen ------------------ */
+#define NO_OPENSSL "built without OpenSSL's headers (apt-get install libssl-dev, then rebuild)"
 #ifdef HAVE_OPENSSL
+static const struct bench_openssl *ossl; /* set by the setups, before any thread */
+
 static int ossl_rand_setup(const char *arg, char *desc, size_t desc_len, char *why,
 			   size_t why_len)
 {
 	(void)arg;
-	if (RAND_status() != 1) {
+	if (!(ossl = bench_openssl(why, why_len)))
+		return -1;
+	if (ossl->rand_status() != 1) {
 		snprintf(why, why_len, "OpenSSL RAND_status() says the DRBG is not seeded");
 		return -1;
 	}
@@ -618,26 +615,26 @@ static int ossl_rand_setup(const char *arg, char *desc, size_t desc_len, char *w
 		 "%s RAND_bytes: an AES-256 CTR-DRBG (per-thread public DRBG seeded from the "
 		 "kernel); can win at large sizes on AES-NI machines (the 64 KiB rows show "
 		 "whether it does here)",
-		 OpenSSL_version(OPENSSL_VERSION));
+		 ossl->version(OPENSSL_VERSION));
 	return 0;
 }
 
 static int ossl_rand_fill(void *ctx, void *buf, size_t len)
 {
 	(void)ctx;
-	return RAND_bytes(buf, (int)len) == 1 ? 0 : -1;
+	return ossl->rand_bytes(buf, (int)len) == 1 ? 0 : -1;
 }
 
 static int ossl_chacha_setup(const char *arg, char *desc, size_t desc_len, char *why,
 			     size_t why_len)
 {
 	(void)arg;
-	(void)why;
-	(void)why_len;
+	if (!(ossl = bench_openssl(why, why_len)))
+		return -1;
 	snprintf(desc, desc_len,
 		 "%s EVP ChaCha20 keystream (encrypting zeros), a fixed key per thread: a raw "
 		 "cipher like the bare body, not a generator",
-		 OpenSSL_version(OPENSSL_VERSION));
+		 ossl->version(OPENSSL_VERSION));
 	return 0;
 }
 
@@ -653,11 +650,11 @@ static void *ossl_chacha_init(size_t max_len)
 	if (!c)
 		return NULL;
 	c->zeros = calloc(1, max_len);
-	c->ctx = EVP_CIPHER_CTX_new();
+	c->ctx = ossl->ctx_new();
 	if (!c->zeros || !c->ctx || kernel_bytes(key, sizeof(key)) != 0 ||
 	    kernel_bytes(iv, sizeof(iv)) != 0 ||
-	    EVP_EncryptInit_ex(c->ctx, EVP_chacha20(), NULL, key, iv) != 1) {
-		EVP_CIPHER_CTX_free(c->ctx);
+	    ossl->encrypt_init(c->ctx, ossl->chacha20(), NULL, key, iv) != 1) {
+		ossl->ctx_free(c->ctx);
 		free(c->zeros);
 		free(c);
 		c = NULL;
@@ -670,32 +667,38 @@ static int ossl_chacha_fill(void *ctx, void *buf, size_t len)
 {
 	struct ossl_chacha_ctx *c = ctx;
 	int out = 0;
-	return EVP_EncryptUpdate(c->ctx, buf, &out, c->zeros, (int)len) == 1 && out == (int)len ? 0
-												  : -1;
+	return ossl->encrypt_update(c->ctx, buf, &out, c->zeros, (int)len) == 1 &&
+			       out == (int)len
+		       ? 0
+		       : -1;
 }
 
 static void ossl_chacha_fini(void *ctx)
 {
 	struct ossl_chacha_ctx *c = ctx;
-	EVP_CIPHER_CTX_free(c->ctx);
+	ossl->ctx_free(c->ctx);
 	free(c->zeros);
 	free(c);
 }
 #endif
 
-/* ---- libsodium randombytes_buf ------------------------------------------------ */
-#define NO_SODIUM "built without libsodium (apt-get install libsodium-dev, then rebuild)"
+/* ---- libsodium randombytes_buf, loaded with dlopen ------------------------------ */
+#define NO_SODIUM "built without libsodium's headers (apt-get install libsodium-dev, then rebuild)"
 #ifdef HAVE_SODIUM
+static const struct bench_sodium *sod; /* set by the setup, before any thread */
+
 static int sodium_setup(const char *arg, char *desc, size_t desc_len, char *why, size_t why_len)
 {
 	(void)arg;
-	if (sodium_init() < 0) {
+	if (!(sod = bench_sodium(why, why_len)))
+		return -1;
+	if (sod->init() < 0) {
 		snprintf(why, why_len, "sodium_init() failed");
 		return -1;
 	}
-	const char *impl = randombytes_implementation_name();
+	const char *impl = sod->impl_name();
 	snprintf(desc, desc_len, "libsodium %s randombytes_buf, implementation \"%s\"%s",
-		 sodium_version_string(), impl ? impl : "?",
+		 sod->version(), impl ? impl : "?",
 		 impl && strcmp(impl, "sysrandom") == 0
 			 ? ": the getrandom(2) syscall, 256 bytes per syscall (libsodium's default)"
 			 : "");
@@ -705,7 +708,7 @@ static int sodium_setup(const char *arg, char *desc, size_t desc_len, char *why,
 static int sodium_fill(void *ctx, void *buf, size_t len)
 {
 	(void)ctx;
-	randombytes_buf(buf, len);
+	sod->buf(buf, len);
 	return 0;
 }
 #endif

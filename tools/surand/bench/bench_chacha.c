@@ -1,7 +1,8 @@
 /*
  * bench_chacha.c - `surand bench chacha`: throughput of every ChaCha20 body
  * this CPU runs, and of OpenSSL's EVP ChaCha20 in the same run (when built
- * with libssl-dev), on 8, 16, 32 and 64 KiB outputs.
+ * with libssl-dev's headers and libcrypto opens at run time: bench_peers.c),
+ * on 8, 16, 32 and 64 KiB outputs.
  *
  *   surand bench chacha [--quick] [--ms N] [--reps N]
  *
@@ -19,11 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#ifdef HAVE_OPENSSL
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#endif
-
+#include "bench_peers.h"
 #include "cli.h"
 #include "internal.h"
 
@@ -74,13 +71,15 @@ static double bench_body(surand_chacha20_fn fn, uint8_t *buf, size_t size, doubl
 }
 
 #ifdef HAVE_OPENSSL
+static const struct bench_openssl *ossl; /* libcrypto, when it opened */
+
 /* Bytes per second of EVP ChaCha20 (EVP_EncryptUpdate over zeros), or -1. */
-static double bench_openssl(uint8_t *buf, const uint8_t *zeros, size_t size, double secs)
+static double bench_evp(uint8_t *buf, const uint8_t *zeros, size_t size, double secs)
 {
 	static const uint8_t key[32] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 					 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 };
 	static const uint8_t iv[16];
-	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	EVP_CIPHER_CTX *ctx = ossl->ctx_new();
 	uint64_t bytes = 0, i = 0;
 	double t0, t = 0;
 	uint8_t acc = 0;
@@ -88,17 +87,17 @@ static double bench_openssl(uint8_t *buf, const uint8_t *zeros, size_t size, dou
 
 	if (!ctx)
 		return -1;
-	ok = EVP_EncryptInit_ex(ctx, EVP_chacha20(), NULL, key, iv) == 1 &&
-	     EVP_EncryptUpdate(ctx, buf, &len, zeros, (int)size) == 1;
+	ok = ossl->encrypt_init(ctx, ossl->chacha20(), NULL, key, iv) == 1 &&
+	     ossl->encrypt_update(ctx, buf, &len, zeros, (int)size) == 1;
 	t0 = bench_now();
 	while (ok) {
-		ok = EVP_EncryptUpdate(ctx, buf, &len, zeros, (int)size) == 1 && (size_t)len == size;
+		ok = ossl->encrypt_update(ctx, buf, &len, zeros, (int)size) == 1 && (size_t)len == size;
 		bytes += size;
 		acc ^= buf[(++i * 61) % size];
 		if ((t = bench_now() - t0) >= secs)
 			break;
 	}
-	EVP_CIPHER_CTX_free(ctx);
+	ossl->ctx_free(ctx);
 	bench_sink ^= acc;
 	return ok ? (double)bytes / t : -1;
 }
@@ -161,8 +160,12 @@ static int bench_options(int argc, char **argv, long *ms, long *reps)
 	return -1;
 }
 
-/* The bodies this CPU runs, then OpenSSL when built with it (its index in
- * *openssl, else (size_t)-1), every figure 0; returns how many. */
+/* Why OpenSSL has no row: not built in, or libcrypto did not open. */
+static char openssl_why[160] = "not built in (apt-get install libssl-dev, then rebuild)";
+
+/* The bodies this CPU runs, then OpenSSL when built with it and libcrypto
+ * opens (its index in *openssl, else (size_t)-1), every figure 0; returns
+ * how many. */
 static size_t bench_impls(struct bench_impl impls[BENCH_MAX_IMPLS], size_t *openssl)
 {
 	static const char *const names[] = { "portable", "ssse3", "avx2", "avx512", "neon" };
@@ -177,9 +180,11 @@ static size_t bench_impls(struct bench_impl impls[BENCH_MAX_IMPLS], size_t *open
 		}
 	}
 #ifdef HAVE_OPENSSL
-	*openssl = nimpl;
-	impls[nimpl].name = "openssl";
-	impls[nimpl++].fn = NULL;
+	if ((ossl = bench_openssl(openssl_why, sizeof(openssl_why))) != NULL) {
+		*openssl = nimpl;
+		impls[nimpl].name = "openssl";
+		impls[nimpl++].fn = NULL;
+	}
 #endif
 	for (i = 0; i < nimpl; i++)
 		for (s = 0; s < BENCH_NSIZES; s++)
@@ -203,7 +208,7 @@ static void bench_measure(struct bench_impl *impls, size_t nimpl, long ms, long 
 				double bps;
 #ifdef HAVE_OPENSSL
 				if (!impls[i].fn)
-					bps = bench_openssl(buf, zeros, bench_sizes[s], ms / 1000.0);
+					bps = bench_evp(buf, zeros, bench_sizes[s], ms / 1000.0);
 				else
 #endif
 					bps = bench_body(impls[i].fn, buf, bench_sizes[s], ms / 1000.0);
@@ -221,7 +226,7 @@ static void bench_print_ratios(const struct bench_impl *impls, size_t nimpl, siz
 	int ok = 1;
 
 	if (openssl == (size_t)-1) {
-		printf("openssl: not built in (apt-get install libssl-dev, then rebuild)\n");
+		printf("openssl: %s\n", openssl_why);
 		return;
 	}
 	for (s = 0; s < BENCH_NSIZES; s++)
@@ -231,7 +236,7 @@ static void bench_print_ratios(const struct bench_impl *impls, size_t nimpl, siz
 		return;
 	}
 #ifdef HAVE_OPENSSL
-	printf("ratio body/OpenSSL (%s, EVP_chacha20):\n", OpenSSL_version(OPENSSL_VERSION));
+	printf("ratio body/OpenSSL (%s, EVP_chacha20):\n", ossl->version(OPENSSL_VERSION));
 #endif
 	for (i = 0; i < nimpl; i++) {
 		if (i == openssl)
