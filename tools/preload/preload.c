@@ -808,27 +808,20 @@ static int pl_fcntl(enum pl_real r, enum pl_stat s, int fd, int cmd, void *arg)
 	return ret;
 }
 
-PL_API int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return pl_fcntl(PR_fcntl, PS_fcntl, fd, cmd, arg);
-}
-
-PL_API int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return pl_fcntl(PR_fcntl64, PS_fcntl64, fd, cmd, arg);
-}
+/* fcntl and fcntl64: one body, the word after cmd taken as above. */
+#define PL_FCNTL_ENTRY(name)                                         \
+	PL_API int name(int fd, int cmd, ...)                        \
+	{                                                            \
+		va_list ap;                                          \
+		void *arg;                                           \
+                                                                     \
+		va_start(ap, cmd);                                   \
+		arg = va_arg(ap, void *);                            \
+		va_end(ap);                                          \
+		return pl_fcntl(PR_##name, PS_##name, fd, cmd, arg); \
+	}
+PL_FCNTL_ENTRY(fcntl)
+PL_FCNTL_ENTRY(fcntl64)
 
 PL_API int close(int fd)
 {
