@@ -1,9 +1,9 @@
 /*
  * bench_peers.c - OpenSSL's libcrypto and libsodium, opened with dlopen.
  *
- * Each library is opened once, under a pthread_once, and every function the
- * benchmark calls is looked up in its handle; one missing name (another
- * major version) makes the whole peer absent rather than half there.  The
+ * Each library is opened once, at the first ask (under a lock), and every
+ * function the benchmark calls is looked up in its handle; one missing name
+ * (another major version) makes the whole peer absent rather than half there.  The
  * handles stay open for the process's life: the functions live in them.
  * SPDX-License-Identifier: MIT
  */
@@ -37,19 +37,34 @@ static int peer_open(const char *soname, const char *apt, const char *const *nam
 	return 0;
 }
 
-/* One peer: its table, filled once; why keeps the first attempt's reason. */
-struct peer_state {
-	pthread_once_t once;
-	int ok;
+/* One peer: where it lives and its table, filled at the first ask; why
+ * keeps that attempt's reason for every later ask. */
+struct peer {
+	const char *soname, *apt;
+	const char *const *names;
+	void **table;
+	size_t n;
+	int tried, ok;
 	char why[160];
 };
 
-static const char *peer_answer(struct peer_state *st, char *why, size_t why_len)
+static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* 1 when the peer's table is filled; 0 with the reason in why. */
+static int peer_get(struct peer *p, char *why, size_t why_len)
 {
-	if (!st->ok)
-		snprintf(why, why_len, "%s", st->why);
-	return st->ok ? "" : NULL;
+	pthread_mutex_lock(&peer_lock);
+	if (!p->tried) {
+		p->tried = 1;
+		p->ok = peer_open(p->soname, p->apt, p->names, p->table, p->n, p->why,
+				  sizeof(p->why)) == 0;
+	}
+	pthread_mutex_unlock(&peer_lock);
+	if (!p->ok)
+		snprintf(why, why_len, "%s", p->why);
+	return p->ok;
 }
+#define PEER_N(names) (sizeof(names) / sizeof((names)[0]))
 #endif
 
 #ifdef HAVE_OPENSSL
@@ -59,49 +74,33 @@ static const char *const openssl_names[] = {
 };
 static union {
 	struct bench_openssl fn;
-	void *table[sizeof(openssl_names) / sizeof(openssl_names[0])];
+	void *table[PEER_N(openssl_names)];
 } openssl;
 _Static_assert(sizeof(openssl.fn) == sizeof(openssl.table), "one name per member");
-static struct peer_state openssl_state = {PTHREAD_ONCE_INIT, 0, ""};
-
-static void openssl_load(void)
-{
-	openssl_state.ok = peer_open(BENCH_LIBCRYPTO_SO, BENCH_LIBCRYPTO_APT, openssl_names,
-				     openssl.table, sizeof(openssl.table) / sizeof(openssl.table[0]),
-				     openssl_state.why, sizeof(openssl_state.why)) == 0;
-}
+static struct peer openssl_peer = {BENCH_LIBCRYPTO_SO, BENCH_LIBCRYPTO_APT, openssl_names,
+				   openssl.table, PEER_N(openssl_names), 0, 0, ""};
 
 const struct bench_openssl *bench_openssl(char *why, size_t why_len)
 {
-	pthread_once(&openssl_state.once, openssl_load);
-	return peer_answer(&openssl_state, why, why_len) ? &openssl.fn : NULL;
+	return peer_get(&openssl_peer, why, why_len) ? &openssl.fn : NULL;
 }
 #endif
 
 #ifdef HAVE_SODIUM
 static const char *const sodium_names[] = {
-	"sodium_init",
-	"sodium_version_string",
-	"randombytes_implementation_name",
+	"sodium_init", "sodium_version_string", "randombytes_implementation_name",
 	"randombytes_buf",
 };
 static union {
 	struct bench_sodium fn;
-	void *table[sizeof(sodium_names) / sizeof(sodium_names[0])];
+	void *table[PEER_N(sodium_names)];
 } sodium;
 _Static_assert(sizeof(sodium.fn) == sizeof(sodium.table), "one name per member");
-static struct peer_state sodium_state = {PTHREAD_ONCE_INIT, 0, ""};
-
-static void sodium_load(void)
-{
-	sodium_state.ok = peer_open(BENCH_LIBSODIUM_SO, BENCH_LIBSODIUM_APT, sodium_names,
-				    sodium.table, sizeof(sodium.table) / sizeof(sodium.table[0]),
-				    sodium_state.why, sizeof(sodium_state.why)) == 0;
-}
+static struct peer sodium_peer = {BENCH_LIBSODIUM_SO, BENCH_LIBSODIUM_APT, sodium_names,
+				  sodium.table, PEER_N(sodium_names), 0, 0, ""};
 
 const struct bench_sodium *bench_sodium(char *why, size_t why_len)
 {
-	pthread_once(&sodium_state.once, sodium_load);
-	return peer_answer(&sodium_state, why, why_len) ? &sodium.fn : NULL;
+	return peer_get(&sodium_peer, why, why_len) ? &sodium.fn : NULL;
 }
 #endif
