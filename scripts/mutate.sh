@@ -85,6 +85,9 @@ EOF
 mkdir -p "$dir"
 rm -rf "$dir/tree" "$dir/pristine"
 mkdir -p "$dir/tree" "$dir/pristine"
+# The tree the copy was made from, named when the copy is taken (a commit made
+# while the run goes on is not what it tested).
+tested="commit $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' + changes')"
 git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$dir/tree"
 git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$dir/pristine"
 tree="$dir/tree"
@@ -171,7 +174,7 @@ summary="$caught caught, $missed missed, $equiv equivalent, $wrong wrong ($((SEC
 say "$summary"
 if [ "${MUTATE_RECORD:-0}" = 1 ] && [ -z "${MUTATE_ONLY:-}" ]; then
 	{
-		echo "# make mutate, $(date -u +%F), commit $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' + changes'), $(nproc) cores"
+		echo "# make mutate, $(date -u +%F), $tested, $(nproc) cores"
 		echo "# $summary"
 		cat "$table"
 	} >tests/mutations.result
