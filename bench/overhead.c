@@ -40,6 +40,8 @@
  *   + busy mark           a thread word (the frame address, tagged with the
  *                         return address) set before and cleared after
  *   + draw counter        the draw's whole work, as surand.h does it
+ *   cursor layout         a model of another layout (cursor_draw below), with
+ *                         the tagged mark and with the frame address alone
  * Exit status 0; 64 on a bad option.
  * SPDX-License-Identifier: MIT
  */
@@ -182,6 +184,66 @@ slow:
 	return model_refill();
 }
 
+/*
+ * The cursor layout: a model of a draw that keeps the guarantees with fewer
+ * memory operations.  One slot word holds the batch position while no draw
+ * runs and the busy mark while one does (bit 63 set: no position is that
+ * large), so the mark is set by the store that claims the bytes and cleared
+ * by the store that advances the position; a limit word that a fork, a
+ * reseed or a dropped page leaves 0 replaces the generation check and its
+ * re-check; the thread's call word is still tested (a call in progress).
+ * Mark: 1, the tagged frame address as surand.h stores it; 2, the frame
+ * address alone (what a call can then tell: docs/inline.md).
+ */
+struct cursor_slot {
+	unsigned char batch[SURAND_INLINE_BATCH_BYTES];
+	uint64_t cur;   /* position, or the busy mark (bit 63) */
+	uint32_t limit; /* end of the bytes that may be handed out; 0: none */
+};
+_Static_assert(sizeof(struct cursor_slot) <= 4096, "one page");
+static struct cursor_slot *c_slot;
+static __thread struct cursor_slot *c_tls;
+
+static __attribute__((noinline, cold)) uint32_t cursor_refill(void)
+{
+	uint32_t x;
+
+	surand_bytes(c_slot->batch, sizeof(c_slot->batch));
+	memcpy(&x, c_slot->batch, 4);
+	memset(c_slot->batch, 0, 4);
+	c_slot->cur = 4;
+	__atomic_store_n(&c_slot->limit, SURAND_INLINE_BATCH_BYTES, __ATOMIC_RELEASE);
+	return x;
+}
+
+static inline __attribute__((always_inline)) uint32_t cursor_draw(unsigned mark)
+{
+	struct cursor_slot *s = c_tls;
+	uint64_t c = s->cur;
+	uint32_t limit = __atomic_load_n(&s->limit, __ATOMIC_ACQUIRE), x;
+	unsigned char *p;
+
+	if (__builtin_expect(m_state != SURAND_INLINE_IDLE || c + 4 > limit, 0))
+		return cursor_refill();
+	__atomic_store_n(&s->cur,
+			 mark == 1 ? surand_inline_mark_((uintptr_t)__builtin_dwarf_cfa(),
+							 (uintptr_t)__builtin_return_address(0))
+				   : (uintptr_t)__builtin_dwarf_cfa() | ((uint64_t)1 << 63),
+			 __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	p = s->batch + c;
+	memcpy(&x, p, 4);
+	memset(p, 0, 4);
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+	if (__builtin_expect(SURAND_INLINE_RECHECK_(&s->limit) != limit, 0)) {
+		s->cur = c;
+		return cursor_refill();
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->cur = c + 4;
+	return x;
+}
+
 static int model_setup(void)
 {
 	m_slot = aligned_alloc(4096, sizeof(*m_slot));
@@ -193,6 +255,11 @@ static int model_setup(void)
 	m_view.call_state = &m_state;
 	m_view.base_gen = &m_base_gen;
 	m_tls = &m_view;
+	c_slot = aligned_alloc(4096, 4096);
+	if (!c_slot)
+		return -1;
+	memset(c_slot, 0, sizeof(*c_slot));
+	c_tls = c_slot; /* limit 0: the first draw refills */
 	return 0;
 }
 
@@ -202,6 +269,8 @@ LOOP(m_recheck, model_draw(M_GEN | M_RECHECK))
 LOOP(m_mark, model_draw(M_GEN | M_RECHECK | M_MARK))
 LOOP(m_whole, model_draw(M_GEN | M_RECHECK | M_MARK | M_COUNT))
 LOOP(m_inline, surand_u32())
+LOOP(m_cursor_tag, cursor_draw(1))
+LOOP(m_cursor_cfa, cursor_draw(2))
 
 /* Rust rand's thread_rng() loop, next_u32() inlined (bench/rust-rand), when built. */
 static uint64_t (*rs_loop_u32)(void *, uint64_t, uint64_t *);
@@ -266,6 +335,8 @@ static struct row mrows[] = {
 	{"  + busy mark (tagged frame address) set and cleared", m_mark, 1, 0},
 	{"  + draw counter: the whole draw", m_whole, 1, 0},
 	{"surand_u32() inline (SURAND_INLINE), libsurand.so", m_inline, 1, 0},
+	{"cursor layout (model), tagged mark", m_cursor_tag, 1, 0},
+	{"cursor layout (model), frame address alone as mark", m_cursor_cfa, 1, 0},
 	{"rust thread_rng next_u32, native loop (inlined)", m_rust, 1, 0},
 };
 #define NMROWS (sizeof(mrows) / sizeof(mrows[0]))
@@ -372,6 +443,8 @@ int main(int argc, char **argv)
 		       "program's folder; apt-get install cargo librust-rand-dev, then make)\n");
 	printf("reading: each model row adds one guarantee of the inline draw to the row before,\n"
 	       "on a batch of this program's own refilled by surand_bytes(); the inline row is\n"
-	       "the real draw; Rust's loop makes its keystream with ChaCha12, surand with ChaCha20.\n");
+	       "the real draw; the cursor rows model a layout whose one word is the position or\n"
+	       "the busy mark, with a limit word for the generation (bench/overhead.c); Rust's\n"
+	       "loop makes its keystream with ChaCha12, surand with ChaCha20.\n");
 	return 0;
 }
