@@ -21,7 +21,7 @@ BENCH_ARGS     ?=
 CFLAGS_BENCHPROG := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -DSURAND_BENCH_BUILD $(BENCH_CFLAGS) \
 		    -Iinclude -Isrc -Ibench/lib -pthread $(SAN) $(EXTRA_CFLAGS)
 
-$(BENCH_TOOL_OBJ): $(BUILD)/bench/lib/%.o: bench/lib/%.c bench/lib/bench.h $(LIB_HDR)
+$(BENCH_TOOL_OBJ): $(BUILD)/bench/lib/%.o: bench/lib/%.c $(wildcard bench/lib/*.h) $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BENCHPROG) -c $< -o $@
 

@@ -87,7 +87,7 @@ rm -rf "$dir/tree" "$dir/pristine"
 mkdir -p "$dir/tree" "$dir/pristine"
 # The tree the copy was made from, named when the copy is taken (a commit made
 # while the run goes on is not what it tested).
-tested="commit $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' + changes')"
+tested="commit $(git rev-parse --short HEAD 2>/dev/null)$([ -z "$(git status --porcelain 2>/dev/null)" ] || echo ' + changes')"
 git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$dir/tree"
 git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$dir/pristine"
 tree="$dir/tree"

@@ -7,6 +7,6 @@
  */
 #define BENCH_LIBCRYPTO_SO "libcrypto.so.0-absent"
 #define BENCH_LIBSODIUM_SO "libc.so.6"
-#define bench_openssl absent_openssl
-#define bench_sodium absent_sodium
+#define bench_openssl(why, why_len) absent_openssl(why, why_len)
+#define bench_sodium(why, why_len) absent_sodium(why, why_len)
 #include "bench_peers.c"

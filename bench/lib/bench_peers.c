@@ -3,8 +3,9 @@
  *
  * Each library is opened once, at the first ask (under a lock), and every
  * function the benchmark calls is looked up in its handle; one missing name
- * (another major version) makes the whole peer absent rather than half there.  The
- * handles stay open for the process's life: the functions live in them.
+ * (another major version) makes the whole peer absent rather than half
+ * there.  The handles stay open for the process's life: the functions live
+ * in them.
  * SPDX-License-Identifier: MIT
  */
 #include <dlfcn.h>

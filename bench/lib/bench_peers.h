@@ -24,16 +24,28 @@
 #endif
 
 /* The sonames opened; a build may name others (the tests name absent ones). */
-#ifndef BENCH_LIBCRYPTO_SO
 #define BENCH_PEER_STR_(x) #x
 #define BENCH_PEER_STR(x) BENCH_PEER_STR_(x)
+#ifdef HAVE_OPENSSL
+/* OpenSSL 3's libcrypto.so.3, in Debian's libssl3. */
+#ifndef BENCH_LIBCRYPTO_SO
 #define BENCH_LIBCRYPTO_SO "libcrypto.so." BENCH_PEER_STR(OPENSSL_SHLIB_VERSION)
 #endif
-#define BENCH_LIBCRYPTO_APT "apt-get install libssl3"
-#ifndef BENCH_LIBSODIUM_SO
-#define BENCH_LIBSODIUM_SO "libsodium.so.23" /* the soname since libsodium 1.0.15 */
+#define BENCH_LIBCRYPTO_APT "apt-get install libssl" BENCH_PEER_STR(OPENSSL_SHLIB_VERSION)
 #endif
-#define BENCH_LIBSODIUM_APT "apt-get install libsodium23"
+#ifdef HAVE_SODIUM
+/* libsodium 1.0.15-1.0.18 (library version 10) is libsodium.so.23; from
+ * 1.0.19 on the soname's number is the library's major version (26). */
+#if SODIUM_LIBRARY_VERSION_MAJOR == 10
+#define BENCH_SODIUM_SONUM 23
+#else
+#define BENCH_SODIUM_SONUM SODIUM_LIBRARY_VERSION_MAJOR
+#endif
+#ifndef BENCH_LIBSODIUM_SO
+#define BENCH_LIBSODIUM_SO "libsodium.so." BENCH_PEER_STR(BENCH_SODIUM_SONUM)
+#endif
+#define BENCH_LIBSODIUM_APT "apt-get install libsodium" BENCH_PEER_STR(BENCH_SODIUM_SONUM)
+#endif
 
 #ifdef HAVE_OPENSSL
 struct bench_openssl {
