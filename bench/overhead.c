@@ -41,7 +41,8 @@
  *                         return address) set before and cleared after
  *   + draw counter        the draw's whole work, as surand.h does it
  *   cursor layout         a model of another layout (cursor_draw below), with
- *                         the tagged mark and with the frame address alone
+ *                         the tagged mark and with the frame address alone,
+ *                         then flat (the slot straight from the thread pointer)
  * Exit status 0; 64 on a bad option.
  * SPDX-License-Identifier: MIT
  */
@@ -192,17 +193,31 @@ slow:
  * by the store that advances the position; a limit word that a fork, a
  * reseed or a dropped page leaves 0 replaces the generation check and its
  * re-check; the thread's call word is still tested (a call in progress).
- * Mark: 1, the tagged frame address as surand.h stores it; 2, the frame
- * address alone (what a call can then tell: docs/inline.md).
+ * Like the real draw it reaches the slot, the call word and the draw counter
+ * through a per-thread view, so those rows differ only in the layout; the
+ * flat row goes further, as a new ABI could: the translation unit's thread
+ * pointer names the slot itself, the call word lives in the slot, and no
+ * counter is kept per draw (the library would count at the refill).
+ * Mark: CUR_TAGGED, the tagged frame address as surand.h stores it; else the
+ * frame address alone (what a call can then tell: docs/inline.md).
  */
 struct cursor_slot {
 	unsigned char batch[SURAND_INLINE_BATCH_BYTES];
 	uint64_t cur;   /* position, or the busy mark (bit 63) */
-	uint32_t limit; /* end of the bytes that may be handed out; 0: none */
+	uint32_t limit;  /* end of the bytes that may be handed out; 0: none */
+	uintptr_t call; /* the flat row's call word */
 };
+enum { CUR_TAGGED = 1, CUR_FLAT = 2 };
 _Static_assert(sizeof(struct cursor_slot) <= 4096, "one page");
 static struct cursor_slot *c_slot;
-static __thread struct cursor_slot *c_tls;
+struct cursor_view {
+	struct cursor_slot *slot;
+	uint64_t words[2];
+	uintptr_t *call_state;
+};
+static struct cursor_view c_view;
+static __thread struct cursor_view *c_tls; /* as surand.h's view pointer */
+static __thread struct cursor_slot *c_flat; /* the flat row's: the slot itself */
 
 static __attribute__((noinline, cold)) uint32_t cursor_refill(void)
 {
@@ -216,19 +231,22 @@ static __attribute__((noinline, cold)) uint32_t cursor_refill(void)
 	return x;
 }
 
-static inline __attribute__((always_inline)) uint32_t cursor_draw(unsigned mark)
+static inline __attribute__((always_inline)) uint32_t cursor_draw(unsigned mode)
 {
-	struct cursor_slot *s = c_tls;
+	struct cursor_view *t = (mode & CUR_FLAT) ? NULL : c_tls;
+	struct cursor_slot *s = (mode & CUR_FLAT) ? c_flat : t->slot;
+	uintptr_t call = (mode & CUR_FLAT) ? s->call : *t->call_state;
 	uint64_t c = s->cur;
 	uint32_t limit = __atomic_load_n(&s->limit, __ATOMIC_ACQUIRE), x;
 	unsigned char *p;
 
-	if (__builtin_expect(m_state != SURAND_INLINE_IDLE || c + 4 > limit, 0))
+	if (__builtin_expect(call != SURAND_INLINE_IDLE || c + 4 > limit, 0))
 		return cursor_refill();
 	__atomic_store_n(&s->cur,
-			 mark == 1 ? surand_inline_mark_((uintptr_t)__builtin_dwarf_cfa(),
-							 (uintptr_t)__builtin_return_address(0))
-				   : (uintptr_t)__builtin_dwarf_cfa() | ((uint64_t)1 << 63),
+			 (mode & CUR_TAGGED)
+				 ? surand_inline_mark_((uintptr_t)__builtin_dwarf_cfa(),
+						       (uintptr_t)__builtin_return_address(0))
+				 : (uintptr_t)__builtin_dwarf_cfa() | ((uint64_t)1 << 63),
 			 __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	p = s->batch + c;
@@ -239,6 +257,8 @@ static inline __attribute__((always_inline)) uint32_t cursor_draw(unsigned mark)
 		s->cur = c;
 		return cursor_refill();
 	}
+	if (!(mode & CUR_FLAT))
+		__atomic_store_n(&t->words[0], t->words[0] + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->cur = c + 4;
 	return x;
@@ -259,7 +279,11 @@ static int model_setup(void)
 	if (!c_slot)
 		return -1;
 	memset(c_slot, 0, sizeof(*c_slot));
-	c_tls = c_slot; /* limit 0: the first draw refills */
+	c_view.slot = c_slot; /* limit 0: the first draw refills */
+	c_view.call_state = &m_state;
+	c_tls = &c_view;
+	c_slot->call = SURAND_INLINE_IDLE;
+	c_flat = c_slot;
 	return 0;
 }
 
@@ -269,8 +293,9 @@ LOOP(m_recheck, model_draw(M_GEN | M_RECHECK))
 LOOP(m_mark, model_draw(M_GEN | M_RECHECK | M_MARK))
 LOOP(m_whole, model_draw(M_GEN | M_RECHECK | M_MARK | M_COUNT))
 LOOP(m_inline, surand_u32())
-LOOP(m_cursor_tag, cursor_draw(1))
-LOOP(m_cursor_cfa, cursor_draw(2))
+LOOP(m_cursor_tag, cursor_draw(CUR_TAGGED))
+LOOP(m_cursor_cfa, cursor_draw(0))
+LOOP(m_cursor_flat, cursor_draw(CUR_FLAT))
 
 /* Rust rand's thread_rng() loop, next_u32() inlined (bench/rust-rand), when built. */
 static uint64_t (*rs_loop_u32)(void *, uint64_t, uint64_t *);
@@ -337,6 +362,7 @@ static struct row mrows[] = {
 	{"surand_u32() inline (SURAND_INLINE), libsurand.so", m_inline, 1, 0},
 	{"cursor layout (model), tagged mark", m_cursor_tag, 1, 0},
 	{"cursor layout (model), frame address alone as mark", m_cursor_cfa, 1, 0},
+	{"  + flat: slot from the thread pointer, no counter", m_cursor_flat, 1, 0},
 	{"rust thread_rng next_u32, native loop (inlined)", m_rust, 1, 0},
 };
 #define NMROWS (sizeof(mrows) / sizeof(mrows[0]))
