@@ -125,14 +125,23 @@ static struct surand_inline_thread m_view;
 static __thread struct surand_inline_thread *m_tls; /* as surand.h's view pointer */
 
 /* The model's empty batch: refilled with the library's output. */
-static __attribute__((noinline, cold)) uint32_t model_refill(void)
+/* A model batch refilled with the library's output, its first word handed
+ * out (and zeroed there): the models' refill, after which 4 bytes are used. */
+static uint32_t model_batch_refill(unsigned char batch[SURAND_INLINE_BATCH_BYTES])
 {
 	uint32_t x;
 
-	surand_bytes(m_slot->batch, sizeof(m_slot->batch));
+	surand_bytes(batch, SURAND_INLINE_BATCH_BYTES);
+	memcpy(&x, batch, 4);
+	memset(batch, 0, 4);
+	return x;
+}
+
+static __attribute__((noinline, cold)) uint32_t model_refill(void)
+{
+	uint32_t x = model_batch_refill(m_slot->batch);
+
 	m_slot->gen = m_base_gen;
-	memcpy(&x, m_slot->batch, 4);
-	memset(m_slot->batch, 0, 4);
 	m_slot->pos = 4;
 	return x;
 }
@@ -221,11 +230,8 @@ static __thread struct cursor_slot *c_flat; /* the flat row's: the slot itself *
 
 static __attribute__((noinline, cold)) uint32_t cursor_refill(void)
 {
-	uint32_t x;
+	uint32_t x = model_batch_refill(c_slot->batch);
 
-	surand_bytes(c_slot->batch, sizeof(c_slot->batch));
-	memcpy(&x, c_slot->batch, 4);
-	memset(c_slot->batch, 0, 4);
 	c_slot->cur = 4;
 	__atomic_store_n(&c_slot->limit, SURAND_INLINE_BATCH_BYTES, __ATOMIC_RELEASE);
 	return x;
