@@ -40,6 +40,10 @@
  *   + busy mark           a thread word (the frame address, tagged with the
  *                         return address) set before and cleared after
  *   + draw counter        the draw's whole work, as surand.h does it
+ *   ... without the cipher  the chain and the whole draw again, their batch
+ *                         refilled with a fixed pattern: the draw's own cost;
+ *                         the row with the cipher minus it is the keystream's
+ *                         and the refill's share of each draw
  *   cursor layout         a model of another layout (cursor_draw below), with
  *                         the tagged mark and with the frame address alone,
  *                         then flat (the slot straight from the thread pointer)
@@ -116,7 +120,7 @@ LOOP(t_b16, (surand_bytes(buf, 16), buf[0]))
 /* ---- the inline draw taken apart ---------------------------------------------------- */
 
 /* Which of the inline draw's steps a model row takes (constants once inlined). */
-enum { M_GEN = 1, M_RECHECK = 2, M_MARK = 4, M_COUNT = 8 };
+enum { M_GEN = 1, M_RECHECK = 2, M_MARK = 4, M_COUNT = 8, M_NOCIPHER = 16 };
 
 static struct surand_inline_slot *m_slot;
 static uint64_t m_base_gen = 1;               /* the shared word (never 0) */
@@ -124,22 +128,26 @@ static uintptr_t m_state = SURAND_INLINE_IDLE; /* the busy mark */
 static struct surand_inline_thread m_view;
 static __thread struct surand_inline_thread *m_tls; /* as surand.h's view pointer */
 
-/* The model's empty batch: refilled with the library's output. */
 /* A model batch refilled with the library's output, its first word handed
- * out (and zeroed there): the models' refill, after which 4 bytes are used. */
-static uint32_t model_batch_refill(unsigned char batch[SURAND_INLINE_BATCH_BYTES])
+ * out (and zeroed there): the models' refill, after which 4 bytes are used.
+ * nocipher: a fixed pattern instead (the rows that leave the cipher out, so
+ * that they show the draw's own cost; their words are summed, never used). */
+static uint32_t model_batch_refill(unsigned char batch[SURAND_INLINE_BATCH_BYTES], int nocipher)
 {
 	uint32_t x;
 
-	surand_bytes(batch, SURAND_INLINE_BATCH_BYTES);
+	if (nocipher)
+		memset(batch, 0x5a, SURAND_INLINE_BATCH_BYTES);
+	else
+		surand_bytes(batch, SURAND_INLINE_BATCH_BYTES);
 	memcpy(&x, batch, 4);
 	memset(batch, 0, 4);
 	return x;
 }
 
-static __attribute__((noinline, cold)) uint32_t model_refill(void)
+static __attribute__((noinline, cold)) uint32_t model_refill(unsigned parts)
 {
-	uint32_t x = model_batch_refill(m_slot->batch);
+	uint32_t x = model_batch_refill(m_slot->batch, !!(parts & M_NOCIPHER));
 
 	m_slot->gen = m_base_gen;
 	m_slot->pos = 4;
@@ -157,7 +165,7 @@ static inline __attribute__((always_inline)) uint32_t model_draw(unsigned parts)
 
 	if (parts & M_MARK) {
 		if (__builtin_expect(*state != SURAND_INLINE_IDLE, 0))
-			return model_refill();
+			return model_refill(parts);
 		__atomic_store_n(state,
 				 surand_inline_mark_((uintptr_t)__builtin_dwarf_cfa(),
 						     (uintptr_t)__builtin_return_address(0)),
@@ -191,7 +199,7 @@ slow:
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		*state = SURAND_INLINE_IDLE;
 	}
-	return model_refill();
+	return model_refill(parts);
 }
 
 /*
@@ -230,7 +238,7 @@ static __thread struct cursor_slot *c_flat; /* the flat row's: the slot itself *
 
 static __attribute__((noinline, cold)) uint32_t cursor_refill(void)
 {
-	uint32_t x = model_batch_refill(c_slot->batch);
+	uint32_t x = model_batch_refill(c_slot->batch, 0);
 
 	c_slot->cur = 4;
 	__atomic_store_n(&c_slot->limit, SURAND_INLINE_BATCH_BYTES, __ATOMIC_RELEASE);
@@ -298,6 +306,8 @@ LOOP(m_gen, model_draw(M_GEN))
 LOOP(m_recheck, model_draw(M_GEN | M_RECHECK))
 LOOP(m_mark, model_draw(M_GEN | M_RECHECK | M_MARK))
 LOOP(m_whole, model_draw(M_GEN | M_RECHECK | M_MARK | M_COUNT))
+LOOP(m_chain_nc, model_draw(M_NOCIPHER))
+LOOP(m_whole_nc, model_draw(M_GEN | M_RECHECK | M_MARK | M_COUNT | M_NOCIPHER))
 LOOP(m_inline, surand_u32())
 LOOP(m_cursor_tag, cursor_draw(CUR_TAGGED))
 LOOP(m_cursor_cfa, cursor_draw(0))
@@ -365,6 +375,8 @@ static struct row mrows[] = {
 	{"  + re-check of the generation after the copy", m_recheck, 1, 0},
 	{"  + busy mark (tagged frame address) set and cleared", m_mark, 1, 0},
 	{"  + draw counter: the whole draw", m_whole, 1, 0},
+	{"position chain, batch refilled without the cipher", m_chain_nc, 1, 0},
+	{"whole draw, batch refilled without the cipher", m_whole_nc, 1, 0},
 	{"surand_u32() inline (SURAND_INLINE), libsurand.so", m_inline, 1, 0},
 	{"cursor layout (model), tagged mark", m_cursor_tag, 1, 0},
 	{"cursor layout (model), frame address alone as mark", m_cursor_cfa, 1, 0},
@@ -474,7 +486,8 @@ int main(int argc, char **argv)
 		printf("(rust row absent: libsurand-rust-rand-peer.so not built next to this "
 		       "program's folder; apt-get install cargo librust-rand-dev, then make)\n");
 	printf("reading: each model row adds one guarantee of the inline draw to the row before,\n"
-	       "on a batch of this program's own refilled by surand_bytes(); the inline row is\n"
+	       "on a batch of this program's own refilled by surand_bytes() (the rows without\n"
+	       "the cipher: by a fixed pattern, the draw's own cost); the inline row is\n"
 	       "the real draw; the cursor rows model a layout whose one word is the position or\n"
 	       "the busy mark, with a limit word for the generation (bench/overhead.c); Rust's\n"
 	       "loop makes its keystream with ChaCha12, surand with ChaCha20.\n");

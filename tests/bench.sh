@@ -598,16 +598,17 @@ if [ -x "$ov" ]; then
 	else
 		fail overhead_rows "exit $rc, $rows of 11 rows: $(head -c 200 "$tmp/err")"
 	fi
-	# the inline draw taken apart: 5 model rows, the real inline draw, 3 rows
+	# the inline draw taken apart: 5 model rows, 2 of them again without the
+	# cipher, the real inline draw, 3 rows
 	# of the cursor layout's model, Rust's loop (a figure where the peer is
 	# built, as CI builds it; else "absent")
 	irows=$(printf '%s\n' "$out" | awk '/^inline: / { t = 1; next } t && /^what +ns\/call/ { u = 1; next }
 		u && /^reading:/ { exit }
 		u && $(NF - 1) ~ /^[0-9]+\.[0-9][0-9]$/ && ($NF == "-" || $NF ~ /^[-+][0-9]+\.[0-9][0-9]$/) { n++ }
 		END { print n + 0 }')
-	want=10
+	want=12
 	if [ ! -f "$BUILD/libsurand-rust-rand-peer.so" ]; then
-		want=9
+		want=11
 		skip overhead_inline_rust_row "the Rust peer is not built (apt-get install cargo librust-rand-dev, then make)"
 	fi
 	if [ "$irows" -eq "$want" ] &&
