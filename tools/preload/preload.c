@@ -1334,27 +1334,20 @@ PL_HIDDEN int surand_pl_lib_dup3(int oldfd, int newfd, int flags)
 	return (int)syscall(SYS_dup3, oldfd, newfd, flags);
 }
 
-PL_HIDDEN int surand_pl_lib_fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return (int)syscall(SYS_fcntl, fd, cmd, arg);
-}
-
-PL_HIDDEN int surand_pl_lib_fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return (int)syscall(SYS_fcntl, fd, cmd, arg);
-}
+/* The library's fcntl and fcntl64: one body, straight to the kernel. */
+#define PL_LIB_FCNTL(name)                                     \
+	PL_HIDDEN int name(int fd, int cmd, ...)               \
+	{                                                      \
+		va_list ap;                                    \
+		void *arg;                                     \
+                                                               \
+		va_start(ap, cmd);                             \
+		arg = va_arg(ap, void *);                      \
+		va_end(ap);                                    \
+		return (int)syscall(SYS_fcntl, fd, cmd, arg);  \
+	}
+PL_LIB_FCNTL(surand_pl_lib_fcntl)
+PL_LIB_FCNTL(surand_pl_lib_fcntl64)
 
 PL_HIDDEN int surand_pl_lib_close(int fd)
 {
