@@ -165,7 +165,6 @@ static void config_read(void)
 	}
 	v = secure_getenv("SURAND_BACKEND");
 	config.backend = (v && *v) ? v : NULL;
-	config.chacha_impl = secure_getenv("SURAND_CHACHA_IMPL");
 	config.trust_cpu = parse_bool("SURAND_TRUST_CPU", secure_getenv("SURAND_TRUST_CPU"));
 	config.debug = parse_bool("SURAND_DEBUG", secure_getenv("SURAND_DEBUG"));
 	/* SURAND_ENTROPY_OFF=name[,name...]: parsed (and checked) by entropy/reseed.c */

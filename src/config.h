@@ -16,7 +16,6 @@ struct surand_config {
 	unsigned reseed_ceiling_s;  /* SURAND_RESEED_SECS: 1..300, default 60 */
 	int trust_cpu;              /* SURAND_TRUST_CPU=1 */
 	int debug;                  /* SURAND_DEBUG=1 */
-	const char *chacha_impl;    /* SURAND_CHACHA_IMPL */
 	const char *entropy_off;    /* SURAND_ENTROPY_OFF, raw (entropy/reseed.c parses it) */
 };
 const struct surand_config *surand_config(void) SURAND_HIDDEN;

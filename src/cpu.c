@@ -212,8 +212,10 @@ static surand_chacha20_fn chosen_fn;      /* atomic: NULL until chosen */
 static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
 
 /*
- * The one place the environment is read for the body (config.c will take
- * this over).  secure_getenv: a set-uid/set-gid program ignores the variable.
+ * The one variable read outside config.c: the body is picked from wherever
+ * the first ChaCha20 call comes (the stream API, a test, the self-test), and
+ * the pick never waits on the configuration's once.  secure_getenv: a
+ * set-uid/set-gid program ignores the variable.
  */
 static const char *chacha_impl_env(void)
 {
