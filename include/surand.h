@@ -302,7 +302,7 @@ void surand_stream_wipe(struct surand_stream *s);
  * surand_u32() and surand_u64() expand to surand_u32_inline() and
  * surand_u64_inline(): inline code that draws from the calling thread's batch
  * of the default design itself, with no call into the library, under the
- * same rules as the call (docs/inline.md, man 3 surand_u32_inline): the busy
+ * same rules as the call (docs/inline.md, man 3 surand_inline): the busy
  * mark is set first (a signal handler's draw in between goes to the kernel);
  * the batch's generation is checked against the process's before the copy
  * and again after it (a fork, a reseed, a re-key, a dropped page: declined);
