@@ -139,6 +139,8 @@ void *surand_kvzalloc(size_t size, gfp_t gfp)
 	return p;
 }
 
+/* Not wiped: the only kvzalloc'd memory is taskcrng's bucket table, list
+ * heads and no key or pool material (every object goes through surand_kfree). */
 void surand_kvfree(void *p)
 {
 	if (!p)
