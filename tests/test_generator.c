@@ -949,6 +949,87 @@ static void uniform_rejection_rate(void)
 	T_ASSERT_MSG(hi > N * 0.48 && hi < N * 0.52, "%llu of %d above 2^62", (unsigned long long)hi, N);
 }
 
+/*
+ * surand_uniform_n rejects what a plain multiply would bias.  Bound 3 * 2^62:
+ * the high half of word * bound is floor(3 * word / 4), so without rejection
+ * the values fall into the classes mod 3 as 1/2, 1/4, 1/4; the words rejected
+ * (2^64 mod bound = 2^62 of them, the multiples of 4) are exactly the excess,
+ * and what is kept is uniform.  Chi-square (df 2) at p = 0.0001: 18.42.
+ */
+static void uniform_n_rejects_bias(void)
+{
+	enum { N = 30000 };
+	static uint64_t v[N];
+	const uint64_t b = 3ull << 62;
+	unsigned long cls[3] = {0, 0, 0};
+	double chi = 0, e = (double)N / 3;
+
+	surand_uniform_n(v, N, b);
+	for (int i = 0; i < N; i++) {
+		T_ASSERT(v[i] < b);
+		cls[v[i] % 3]++;
+	}
+	for (int c = 0; c < 3; c++)
+		chi += ((double)cls[c] - e) * ((double)cls[c] - e) / e;
+	T_ASSERT_MSG(chi < 18.42, "classes mod 3: %lu %lu %lu (chi-square %.1f)", cls[0], cls[1],
+		     cls[2], chi);
+}
+
+/* Small bounds: every value as often as the others (as uniform_chi_square),
+ * from calls of several sizes; bound 0 and 1 give zeros. */
+static void uniform_n_chi_square_and_zeros(void)
+{
+	enum { N = 200000 };
+	static uint64_t v[N];
+	static const struct {
+		uint64_t bound;
+		double crit;
+	} cases[] = {{2, 15.14}, {7, 27.86}, {100, 163.0}};
+	unsigned long count[100];
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		uint64_t b = cases[c].bound;
+		double chi = 0, e = (double)N / (double)b;
+
+		/* 1, 7, 1000 and the rest: short calls, and one past a 64 KiB chunk */
+		surand_uniform_n(v, 1, b);
+		surand_uniform_n(v + 1, 7, b);
+		surand_uniform_n(v + 8, 1000, b);
+		surand_uniform_n(v + 1008, N - 1008, b);
+		memset(count, 0, sizeof(count));
+		for (int i = 0; i < N; i++) {
+			T_ASSERT(v[i] < b);
+			count[v[i]]++;
+		}
+		for (uint64_t x = 0; x < b; x++)
+			chi += ((double)count[x] - e) * ((double)count[x] - e) / e;
+		T_ASSERT_MSG(chi < cases[c].crit, "bound %llu: chi-square %.2f >= %.2f",
+			     (unsigned long long)b, chi, cases[c].crit);
+	}
+	for (uint64_t b = 0; b <= 1; b++) {
+		memset(v, 0xa5, 64 * sizeof(v[0]));
+		surand_uniform_n(v, 63, b);
+		for (int i = 0; i < 63; i++)
+			T_ASSERT_MSG(v[i] == 0, "bound %llu: word %d is not 0", (unsigned long long)b, i);
+		T_ASSERT_MSG(v[63] == 0xa5a5a5a5a5a5a5a5ull, "bound %llu: wrote past n", (unsigned long long)b);
+	}
+}
+
+/* surand_double: k / 2^53 for a 53-bit k, every one of its bits in use. */
+static void doubles_have_53_bits(void)
+{
+	uint64_t seen = 0;
+
+	for (int i = 0; i < 256; i++) {
+		double d = surand_double(), k = d * 0x1p53;
+
+		T_ASSERT_MSG(k == (double)(uint64_t)k, "%a is not a multiple of 2^-53", d);
+		seen |= (uint64_t)k;
+	}
+	/* Each bit is 0 in all 256 draws with probability 2^-256. */
+	T_ASSERT_MSG(seen == (1ull << 53) - 1, "bits used: %#llx", (unsigned long long)seen);
+}
+
 static void doubles_in_unit_interval(void)
 {
 	double s = 0;
@@ -1226,7 +1307,10 @@ int main(int argc, char **argv)
 	T_RUN(fork_without_wipeonfork);
 	T_RUN(uniform_chi_square);
 	T_RUN(uniform_rejection_rate);
+	T_RUN(uniform_n_rejects_bias);
+	T_RUN(uniform_n_chi_square_and_zeros);
 	T_RUN(doubles_in_unit_interval);
+	T_RUN(doubles_have_53_bits);
 	T_RUN(thread_exit_wipes_slot);
 	T_RUN(slot_pages_wipe_on_fork_no_dump);
 	T_RUN(large_and_split_requests);

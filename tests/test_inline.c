@@ -42,6 +42,7 @@ static void inline_tp(int where);
 #define SURAND_INLINE
 #include <surand.h>
 
+#include "gen/backend.h"     /* surand_fill_from_key: the one-use key's model */
 #include "gen/thread_fast.h" /* struct slot: the library's own view of the page */
 #include "harness.h"
 #include "step.h"
@@ -522,6 +523,51 @@ static void fold_child(void)
 	T_ASSERT_MSG(done, "every try re-keyed: the refill was never checked");
 }
 
+/* A large request's one-use key: the batch's next 32 bytes, with kernel bytes
+ * folded in where the vDSO offers them (thread.c, slot_direct), as the
+ * refill's key above: a VM clone's large requests diverge too. */
+static void direct_fold_child(void)
+{
+	static uint8_t big[DIRECT_MIN_BYTES];
+	struct surand_stats st;
+	int done = 0;
+
+	warm();
+	st = stats_now();
+	for (int tries = 0; tries < 8 && !done; tries++) {
+		struct slot *s;
+		uint32_t k[8];
+		uint8_t model[64];
+		uint64_t gen, rekey, direct;
+
+		make_room(32);
+		s = slot_now();
+		if (!s || s->h.pos > BATCH_BYTES - 32 || s->h.gen != surand_test_thread_generation())
+			continue;
+		gen = s->h.gen;
+		rekey = s->h.rekey_ns;
+		for (int i = 0; i < 8; i++)
+			k[i] = surand_load32_le(s->batch + s->h.pos + 4 * i);
+		direct = stats_now().direct_fills;
+		surand_bytes(big, sizeof(big)); /* >= DIRECT_MIN_BYTES: a one-use key */
+		if (s->h.gen != gen || s->h.rekey_ns != rekey) {
+			surand_wipe(k, sizeof(k));
+			continue; /* re-keyed from the base: the key came from a new batch */
+		}
+		T_ASSERT_EQ_U64(stats_now().direct_fills - direct, 1);
+		surand_fill_from_key(k, model, sizeof(model)); /* the key alone; wipes k */
+		if (st.vdso_fold)
+			T_ASSERT_MSG(memcmp(big, model, sizeof(model)) != 0,
+				     "the one-use key made its own keystream: no kernel bytes folded in");
+		else
+			T_ASSERT_MSG(memcmp(big, model, sizeof(model)) == 0,
+				     "without the vDSO the one-use key is the batch's bytes, but it was not");
+		surand_wipe(model, sizeof(model));
+		done = 1;
+	}
+	T_ASSERT_MSG(done, "every try re-keyed: the one-use key was never checked");
+}
+
 /* ==== a handler's draws at every instruction boundary of an inline draw =========== */
 
 /* As test_callstate's signal_at_every_instruction, for the inline code: the
@@ -675,6 +721,7 @@ static const struct t_child_case child_cases[] = {
 	{"longjmp", longjmp_child},
 	{"dropped", dropped_child},
 	{"fold", fold_child},
+	{"direct_fold", direct_fold_child},
 	{"abi", abi_child},
 	{"kernel_only", kernel_only_child},
 	{"other_design", other_design_child},
@@ -702,6 +749,7 @@ EXEC_CASE(inline_signal_handler_draws_inside_draw, "signal")
 EXEC_CASE(inline_siglongjmp_out_of_draw_recovered, "longjmp")
 EXEC_CASE(inline_dropped_page_never_zeros, "dropped")
 EXEC_CASE(inline_refill_folds_kernel_bytes, "fold")
+EXEC_CASE(one_use_key_folds_kernel_bytes, "direct_fold")
 EXEC_CASE(inline_abi_other_layout_refused, "abi")
 EXEC_CASE(inline_kernel_only_takes_the_call, "kernel_only")
 EXEC_CASE(inline_other_design_takes_the_call, "other_design")
@@ -722,6 +770,7 @@ int main(int argc, char **argv)
 	T_RUN(inline_siglongjmp_out_of_draw_recovered);
 	T_RUN(inline_dropped_page_never_zeros);
 	T_RUN(inline_refill_folds_kernel_bytes);
+	T_RUN(one_use_key_folds_kernel_bytes);
 	T_RUN(inline_abi_other_layout_refused);
 	T_RUN(inline_kernel_only_takes_the_call);
 	T_RUN(inline_other_design_takes_the_call);
