@@ -474,6 +474,25 @@ else
 	rc=$?
 	check wipe_faults_control "$([ $rc = 0 ] && grep -q 'verified$' "$tmp/out" && [ ! -s "$tmp/err" ]; echo $?)" \
 		"rc $rc, stdout: $(head -c 200 "$tmp/out"), stderr: $(head -c 200 "$tmp/err")"
+	# the calls in order (CLI_FAULT_LOG; runs of one letter shown once): every
+	# pass is synced before the next writes, and each verify first drops the
+	# cached pages, so that it reads the device, not what was just written
+	wipe_calls() { # NAME WANT OPTION...: the wipe's calls against WANT
+		local name=$1 want=$2 seq
+		shift 2
+		rm -f "$tmp/trace"
+		CLI_FAULT_LOG=$tmp/trace faulty none wipe "$@" "$tmp/w" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		seq=$(tr -s 'WFAR' < "$tmp/trace" 2>/dev/null)
+		check "$name" "$([ $rc = 0 ] && [ "$seq" = "$want" ]; echo $?)" \
+			"wipe $*: rc $rc, calls '$seq', want $want"
+	}
+	wipe_calls wipe_passes_synced_verify_uncached WFWFWFAR --passes 3 --verify
+	wipe_calls wipe_zero_both_passes_verified_uncached WFARWFAR --zero --verify
+	# --zero: the random pass is read back and checked before the zeros
+	errcase wipe_zero_random_pass_mismatch 1 faulty readback wipe --verify --zero "$tmp/w"
+	check wipe_zero_random_pass_mismatch_names_offset "$(grep -qF "'$tmp/w' differs from what was written at byte 0" "$tmp/eerr"; echo $?)" \
+		"stderr: $(head -c 300 "$tmp/eerr")"
 fi
 
 # ---- wipe a block device (a loop device over a file) ---------------------------
