@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves what `make install` ships: only the public surand_* ABI is exported,
-# and neither the test-only deterministic mode nor reduced-round ChaCha20 (bench
+# the library is linked with -z now, and neither the test-only deterministic mode nor reduced-round ChaCha20 (bench
 # builds) is in the installed .so or .a.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,10 @@ if nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^surand_' | grep -qv
 	echo "check-install: a non-surand_ symbol is exported"; fail=1
 fi
 readelf -d "$so" | grep -q 'SONAME.*libsurand.so.1' || { echo "check-install: soname"; fail=1; }
+# -z now (docs/threat-model.md, core dumps): no lazy-binding trampoline runs
+# inside the library, which would save the vector registers onto the stack
+readelf -d "$so" | grep -Eq '\(FLAGS\).*BIND_NOW|\(FLAGS_1\).*NOW' ||
+	{ echo "check-install: $so is not linked with -z now (no BIND_NOW)"; fail=1; }
 for f in "$so" "$a"; do
 	if nm "$f" 2>/dev/null | grep -Eiq 'surand_test_|INSECURE_deterministic'; then
 		echo "check-install: test-only symbols in $f"; fail=1

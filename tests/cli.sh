@@ -235,6 +235,8 @@ errcase help_stdout_full 74 sh -c "exec '$S' --help >/dev/full"
 errcase wipe_missing 74 "$S" wipe "$tmp/no-such-file"
 errcase wipe_directory 64 "$S" wipe "$tmp/dir"
 errcase wipe_char_device 64 "$S" wipe /dev/null
+mkfifo "$tmp/fifo"
+errcase wipe_fifo 64 timeout 20 "$S" wipe "$tmp/fifo" # refused, never opened (no wait for a writer)
 errcase wipe_passes_zero 64 "$S" wipe --passes 0 "$tmp/o"
 errcase wipe_passes_junk 64 "$S" wipe --passes x "$tmp/o"
 errcase wipe_option_unknown 64 "$S" wipe --bogus "$tmp/o"
@@ -413,6 +415,17 @@ l1=$(grep -a -c -F "$pat" "$tmp/multi1") l2=$(grep -a -c -F "$pat" "$tmp/multi2"
 check wipe_several_paths "$([ $rc = 74 ] && [ "$l1" = 0 ] && [ "$l2" = 0 ] && [ "$(wc -l < "$tmp/out")" = 2 ] && \
 	grep -qF "'$tmp/multi2': wiped 1.00 MiB, 2 passes, verified" "$tmp/out" && grep -q missing "$tmp/err"; echo $?)" \
 	"rc $rc (want 74), pattern left $l1/$l2, stdout: $(head -c 300 "$tmp/out"), stderr: $(head -c 200 "$tmp/err")"
+# the exit status is the first failure's: a directory (64) before a missing
+# path (74), and the other way round; the good path is wiped both times
+for order in "dir missing:64" "missing dir:74"; do
+	yes "$pat" | head -c 5000 > "$tmp/m3"
+	read -r p1 p2 <<<"${order%:*}"
+	"$S" wipe "$tmp/$p1" "$tmp/m3" "$tmp/$p2" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "wipe_first_failure_status_${p1}_$p2" "$([ $rc = "${order#*:}" ] && [ "$(grep -a -c -F "$pat" "$tmp/m3")" = 0 ] && \
+		[ "$(wc -l < "$tmp/err")" = 2 ] && grep -qF "'$tmp/m3': wiped" "$tmp/out"; echo $?)" \
+		"wipe $p1 m3 $p2: rc $rc (want ${order#*:}), stderr: $(head -c 200 "$tmp/err")"
+done
 yes "$pat" | head -c 3000000 > "$tmp/z"
 "$S" wipe --zero --verify "$tmp/z" >"$tmp/out" 2>"$tmp/err"
 rc=$? nz=$(tr -d '\0' < "$tmp/z" | wc -c) sz=$(stat -c %s "$tmp/z")
