@@ -713,6 +713,55 @@ static void set_backend_races_first_draw(void)
 	t_exec_child("switch_race", 30);
 }
 
+/* ==== control calls in a handler that interrupted a call ============================ */
+
+/* surand_reseed, surand_set_backend and surand_stats take locks the
+ * interrupted call may hold: from a handler inside a call they refuse with
+ * EAGAIN at once (surand.3, ERRORS), and work again once it returned. */
+static volatile int ctl_rc[3], ctl_err[3], ctl_runs;
+
+static void control_handler(int sig)
+{
+	struct surand_stats st;
+
+	(void)sig;
+	errno = 0;
+	ctl_rc[0] = surand_reseed();
+	ctl_err[0] = errno;
+	errno = 0;
+	ctl_rc[1] = surand_set_backend("thread");
+	ctl_err[1] = errno;
+	errno = 0;
+	ctl_rc[2] = surand_stats(&st, sizeof(st));
+	ctl_err[2] = errno;
+	ctl_runs++;
+}
+
+static void control_in_handler_child(void)
+{
+	static const char *const names[3] = {"surand_reseed", "surand_set_backend", "surand_stats"};
+	struct surand_stats st;
+	uint8_t x[16];
+
+	T_ASSERT(install(SIGUSR1, control_handler) == 0);
+	surand_test_point_arm(SURAND_TP_BACKEND, SIGUSR1);
+	surand_bytes(x, sizeof(x)); /* the point fires inside the call, marked busy */
+	T_ASSERT_MSG(ctl_runs == 1, "the handler ran %d times", (int)ctl_runs);
+	for (int i = 0; i < 3; i++)
+		T_ASSERT_MSG(ctl_rc[i] == -1 && ctl_err[i] == EAGAIN,
+			     "%s in a handler inside a call: %d (%s), not -1 EAGAIN", names[i],
+			     (int)ctl_rc[i], strerror(ctl_err[i]));
+	T_ASSERT(!t_all_zero(x, sizeof(x)));
+	T_ASSERT_MSG(surand_reseed() == 0, "surand_reseed after the call: %s", strerror(errno));
+	T_ASSERT_MSG(surand_stats(&st, sizeof(st)) == 0, "surand_stats after the call: %s",
+		     strerror(errno));
+}
+
+static void control_calls_refuse_in_handler(void)
+{
+	T_ASSERT(t_in_child(control_in_handler_child, 30) == 0);
+}
+
 /* ==== main =========================================================================== */
 
 static const struct t_child_case child_cases[] = {
@@ -756,6 +805,7 @@ int main(int argc, char **argv)
 	T_RUN(late_destructor_takes_no_slot);
 	T_RUN(first_call_abandoned_registers);
 	T_RUN(set_backend_races_first_draw);
+	T_RUN(control_calls_refuse_in_handler);
 	STEP_RUN(signal_at_every_instruction);
 	rel_per_backend("fork_paths_default", "fork_paths_default", "fork-paths-default", 30);
 	rel_per_backend("fork_paths_wipeonfork", "fork_paths_wipeonfork", "fork-paths-wipeonfork", 30);
