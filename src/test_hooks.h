@@ -72,12 +72,14 @@ void surand_test_entropy_source_set(int src, int on);
 /* Resets a source's health tests (start-up again, no longer disabled): cpu, jitter. */
 void surand_test_entropy_health_reset(int src);
 
-/* RDSEED/RDRAND forced absent, failing (no data, ever) or stuck (one word). */
+/* RDSEED/RDRAND forced absent, failing (no data, ever) or stuck (one word);
+ * or RDSEED absent and RDRAND answering with varied stand-in words. */
 enum surand_test_cpu_rng_fault {
 	SURAND_TEST_CPU_RNG_NONE = 0,
 	SURAND_TEST_CPU_RNG_ABSENT,
 	SURAND_TEST_CPU_RNG_FAILING,
 	SURAND_TEST_CPU_RNG_STUCK,
+	SURAND_TEST_CPU_RNG_RDRAND_ONLY,
 };
 void surand_test_cpu_rng_fault(enum surand_test_cpu_rng_fault f);
 

@@ -1919,6 +1919,34 @@ static void cpu_rng_credited_only_when_trusted(void)
 	all_sources_back();
 }
 
+/* RDRAND words are mixed and health-tested, never credited, even trusted:
+ * RDSEED absent, RDRAND answering (a test stand-in, on any CPU). */
+static void cpu_rng_rdrand_never_credited(void)
+{
+	struct surand_entropy_source_stats e0, e1;
+
+	surand_test_entropy_source_set(SURAND_ES_JITTER, 0);
+	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_RDRAND_ONLY);
+	surand_test_entropy_health_reset(SURAND_ES_CPU);
+	setenv("SURAND_TRUST_CPU", "1", 1);
+	surand_test_config_reload();
+	e0 = src_stats(SURAND_ES_CPU);
+	for (int i = 0; i < 40; i++) /* 160 words: past the 64-word start-up */
+		surand_entropy_collect();
+	e1 = src_stats(SURAND_ES_CPU);
+	T_ASSERT_EQ_U64(e1.c.samples - e0.c.samples, 160);
+	T_ASSERT_EQ_U64(e1.c.bytes - e0.c.bytes, 8 * 160);
+	T_ASSERT_EQ_U64(e1.c.failures, e0.c.failures);
+	T_ASSERT(!e1.disabled);
+	T_ASSERT_MSG(e1.c.credited == e0.c.credited, "trusted RDRAND words earned %llu bits",
+		     (unsigned long long)(e1.c.credited - e0.c.credited));
+	surand_test_cpu_rng_fault(SURAND_TEST_CPU_RNG_NONE);
+	surand_test_entropy_health_reset(SURAND_ES_CPU);
+	unsetenv("SURAND_TRUST_CPU");
+	surand_test_config_reload();
+	all_sources_back();
+}
+
 static void scheduled_reseeds_sample_the_sources(void)
 {
 	struct surand_entropy_source_stats j0, c0, j1, c1;
@@ -2510,6 +2538,7 @@ int main(int argc, char **argv)
 	E_RUN(reseed_never_waits_for_a_hung_sampler);
 	E_RUN(cpu_rng_absent_failing_stuck);
 	E_RUN(cpu_rng_credited_only_when_trusted);
+	E_RUN(cpu_rng_rdrand_never_credited);
 	E_RUN(scheduled_reseeds_sample_the_sources);
 	E_RUN(catastrophic_at_scheduled_reseed);
 	E_RUN(environment_switches);

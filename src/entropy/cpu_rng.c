@@ -109,6 +109,18 @@ static int get_word(uint64_t *w, int seed)
 		*w = STUCK_WORD;
 		return 1;
 	}
+	if (test_fault == SURAND_TEST_CPU_RNG_RDRAND_ONLY) {
+		static uint64_t ctr;
+
+		if (seed)
+			return 0;
+		/* splitmix64 of a counter: words that pass the health tests */
+		*w = (ctr += 0x9e3779b97f4a7c15ull);
+		*w = (*w ^ (*w >> 30)) * 0xbf58476d1ce4e5b9ull;
+		*w = (*w ^ (*w >> 27)) * 0x94d049bb133111ebull;
+		*w ^= *w >> 31;
+		return 1;
+	}
 #endif
 #if defined(CPU_RNG_X86) || defined(CPU_RNG_ARM64)
 	return cpu_word(w, seed);
@@ -135,6 +147,10 @@ static void features(int *seed, int *rand)
 	 * they stand in for both, on any CPU. */
 	if (test_fault == SURAND_TEST_CPU_RNG_FAILING || test_fault == SURAND_TEST_CPU_RNG_STUCK)
 		*seed = *rand = 1;
+	if (test_fault == SURAND_TEST_CPU_RNG_RDRAND_ONLY) {
+		*seed = 0;
+		*rand = 1;
+	}
 #endif
 }
 
