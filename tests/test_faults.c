@@ -429,6 +429,38 @@ static void seccomp_eperm_child(void)
 	seccomp_case(EPERM);
 }
 
+/* Another error (here EIO) from getrandom(2) is passed on, never taken for a
+ * refusal: no /dev/urandom fallback, and surand_bytes fails closed. */
+static void seccomp_other_error_child(void)
+{
+	uint8_t b[16];
+	int st;
+	pid_t pid;
+
+	if (rel_seccomp_refuse_getrandom(EIO) != 0) {
+		if (!rel_seccomp_missing_skip())
+			T_ASSERT_MSG(0, "seccomp: %s", strerror(errno));
+		return;
+	}
+	errno = 0;
+	T_ASSERT_MSG(surand_getrandom(b, sizeof(b), 0) == -1 && errno == EIO,
+		     "surand_getrandom under a filter answering EIO: errno %s", strerror(errno));
+	T_ASSERT_EQ_U64(stats_now().fallback_urandom, 0);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		surand_bytes(b, sizeof(b)); /* no seed to be had: abort, never output */
+		_exit(0);
+	}
+	T_ASSERT(waitpid(pid, &st, 0) == pid);
+	T_ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "surand_bytes: status 0x%x", st);
+}
+
+static void getrandom_other_error_passed_on(void)
+{
+	t_exec_child("seccomp_other", 30);
+}
+
 /* ==== kernel refused ============================================================ */
 
 static void kernel_refused_child(void)
@@ -1820,6 +1852,7 @@ static void preload_sandbox_child(void)
 static const struct t_child_case child_cases[] = {
 	{"seccomp_enosys", seccomp_enosys_child},
 	{"seccomp_eperm", seccomp_eperm_child},
+	{"seccomp_other", seccomp_other_error_child},
 	{"kernel_refused", kernel_refused_child},
 	{"refused_after_seed", refused_after_seed_child},
 	{"secmem_fail", secmem_fail_child},
@@ -1890,6 +1923,7 @@ int main(int argc, char **argv)
 	}
 	rel_per_backend("seccomp_enosys", "seccomp_enosys", "seccomp-getrandom-ENOSYS", 30);
 	rel_per_backend("seccomp_eperm", "seccomp_eperm", "seccomp-getrandom-EPERM", 30);
+	T_RUN(getrandom_other_error_passed_on);
 	rel_per_backend("kernel_refused", "kernel_refused", "kernel-refused", 30);
 	rel_per_backend("refused_after_seed", "refused_after_seed", "kernel-refused-after-seed", 30);
 unfiltered:
