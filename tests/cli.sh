@@ -92,6 +92,9 @@ got=$("$S" -n 100 -f hex | wc -c)
 check hex_newline "$([ "$got" = 201 ]; echo $?)" "got $got chars"
 got=$("$S" -n 0 -f hex | wc -c)
 check hex_empty "$([ "$got" = 0 ]; echo $?)" "got $got chars"
+# -n inf: one endless line of digits, no newline anywhere in it
+got=$("$S" -n inf -f hex | head -c 300000 | tr -d '0-9a-f' | wc -c)
+check hex_inf_no_newline "$([ "$got" = 0 ]; echo $?)" "$got characters other than hex digits in 300000"
 "$S" -n 3M -f hex -j 3 > "$tmp/hex"
 lines=$(wc -l < "$tmp/hex") chars=$(tr -d '0-9a-f' < "$tmp/hex" | wc -c) sz=$(stat -c %s "$tmp/hex")
 check hex_3M_one_line "$([ "$lines" = 1 ] && [ "$chars" = 1 ] && [ "$sz" = 6291457 ]; echo $?)" \

@@ -586,6 +586,24 @@ static void wipe_zeroes(void)
 	surand_stream_bytes(NULL, out, sizeof(out));
 	surand_stream_seek(NULL, 5);
 	T_ASSERT_EQ_U64(surand_stream_u64(NULL), 0);
+	surand_stream_init(NULL, seed, 1234);
+	/* a NULL buf with a length changes nothing: the stream goes on as before */
+	{
+		struct surand_stream a, b;
+		uint8_t x[16], y[16];
+
+		surand_stream_init(&a, seed, 1234);
+		surand_stream_init(&b, seed, 1234);
+		surand_stream_bytes(&a, out, 5);
+		surand_stream_bytes(&b, out, 5);
+		surand_stream_bytes(&a, NULL, 16);
+		T_ASSERT(memcmp(&a, &b, sizeof(a)) == 0);
+		surand_stream_bytes(&a, x, sizeof(x));
+		surand_stream_bytes(&b, y, sizeof(y));
+		T_ASSERT(memcmp(x, y, sizeof(x)) == 0);
+		surand_stream_wipe(&a);
+		surand_stream_wipe(&b);
+	}
 }
 
 int main(int argc, char **argv)
