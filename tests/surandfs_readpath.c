@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <surand.h>
+
 #include "readpath.h"
 
 static int failed;
@@ -127,6 +129,49 @@ static void t_reseed(void)
 	printf("PASS fuse/readpath-reseed\n");
 }
 
+/* A read as readpath.c makes it from key alone, with no refresh: the next
+ * key and the read's key from the key's first block, then the read's bytes. */
+static void model_read(const uint8_t key[32], uint8_t out[64])
+{
+	struct surand_stream s;
+	uint8_t blk[64];
+
+	surand_stream_init(&s, key, 0);
+	surand_stream_bytes(&s, blk, sizeof(blk));
+	surand_stream_init(&s, blk + 32, 0);
+	surand_stream_bytes(&s, out, 64);
+	surand_stream_wipe(&s);
+	explicit_bzero(blk, sizeof(blk));
+}
+
+/* The refresh mixes fresh surand bytes into the key (every GiB or minute):
+ * the read then differs from what the old key alone would give; without a
+ * refresh it is exactly that (the model's control). */
+static void t_refresh_mixes_surand(void)
+{
+	struct surandfs_handle *h = surandfs_handle_new();
+	uint8_t k[32], b[64], m[64];
+
+	CHECK("refresh", h != NULL, "handle_new");
+	memcpy(k, h->key, sizeof(k));
+	CHECK("refresh", surandfs_read_fill(h, b, sizeof(b), sizeof(b), 0) == 64, "read");
+	model_read(k, m);
+	CHECK("refresh", memcmp(b, m, sizeof(b)) == 0, "no refresh due, yet not the key's own read");
+	memcpy(k, h->key, sizeof(k));
+	h->bytes_since = SURANDFS_RESEED_BYTES - 10; /* a GiB served */
+	CHECK("refresh", surandfs_read_fill(h, b, sizeof(b), sizeof(b), 0) == 64, "read");
+	model_read(k, m);
+	CHECK("refresh", memcmp(b, m, sizeof(b)) != 0, "after a GiB the key was not refreshed");
+	memcpy(k, h->key, sizeof(k));
+	h->reseed_ns -= SURANDFS_RESEED_NS + 1; /* a minute ago (unsigned: wraps as now_ns does) */
+	CHECK("refresh", surandfs_read_fill(h, b, sizeof(b), sizeof(b), 0) == 64, "read");
+	model_read(k, m);
+	CHECK("refresh", memcmp(b, m, sizeof(b)) != 0, "after a minute the key was not refreshed");
+	explicit_bzero(k, sizeof(k));
+	surandfs_handle_free(h);
+	printf("PASS fuse/readpath-refresh\n");
+}
+
 /* Two handles read concurrently: no shared block between them or within one. */
 #define T_READS 64
 #define T_LEN 1024
@@ -221,6 +266,7 @@ int main(int argc, char **argv)
 	t_edges();
 	t_key_erasure();
 	t_reseed();
+	t_refresh_mixes_surand();
 	t_threads();
 	t_fuzz(2000);
 	return failed;
