@@ -808,20 +808,21 @@ static int pl_fcntl(enum pl_real r, enum pl_stat s, int fd, int cmd, void *arg)
 	return ret;
 }
 
-/* fcntl and fcntl64: one body, the word after cmd taken as above. */
-#define PL_FCNTL_ENTRY(name)                                         \
-	PL_API int name(int fd, int cmd, ...)                        \
-	{                                                            \
-		va_list ap;                                          \
-		void *arg;                                           \
-                                                                     \
-		va_start(ap, cmd);                                   \
-		arg = va_arg(ap, void *);                            \
-		va_end(ap);                                          \
-		return pl_fcntl(PR_##name, PS_##name, fd, cmd, arg); \
+/* A variadic fcntl-shaped function: the word after cmd taken as above, then
+ * `body` returned (the entry points below, the library's calls further on). */
+#define PL_FCNTL_FN(linkage, name, body)             \
+	linkage int name(int fd, int cmd, ...)        \
+	{                                             \
+		va_list ap;                           \
+		void *arg;                            \
+                                                      \
+		va_start(ap, cmd);                    \
+		arg = va_arg(ap, void *);             \
+		va_end(ap);                           \
+		return body;                          \
 	}
-PL_FCNTL_ENTRY(fcntl)
-PL_FCNTL_ENTRY(fcntl64)
+PL_FCNTL_FN(PL_API, fcntl, pl_fcntl(PR_fcntl, PS_fcntl, fd, cmd, arg))
+PL_FCNTL_FN(PL_API, fcntl64, pl_fcntl(PR_fcntl64, PS_fcntl64, fd, cmd, arg))
 
 PL_API int close(int fd)
 {
@@ -1334,20 +1335,9 @@ PL_HIDDEN int surand_pl_lib_dup3(int oldfd, int newfd, int flags)
 	return (int)syscall(SYS_dup3, oldfd, newfd, flags);
 }
 
-/* The library's fcntl and fcntl64: one body, straight to the kernel. */
-#define PL_LIB_FCNTL(name)                                     \
-	PL_HIDDEN int name(int fd, int cmd, ...)               \
-	{                                                      \
-		va_list ap;                                    \
-		void *arg;                                     \
-                                                               \
-		va_start(ap, cmd);                             \
-		arg = va_arg(ap, void *);                      \
-		va_end(ap);                                    \
-		return (int)syscall(SYS_fcntl, fd, cmd, arg);  \
-	}
-PL_LIB_FCNTL(surand_pl_lib_fcntl)
-PL_LIB_FCNTL(surand_pl_lib_fcntl64)
+/* The library's fcntl and fcntl64: straight to the kernel. */
+PL_FCNTL_FN(PL_HIDDEN, surand_pl_lib_fcntl, (int)syscall(SYS_fcntl, fd, cmd, arg))
+PL_FCNTL_FN(PL_HIDDEN, surand_pl_lib_fcntl64, (int)syscall(SYS_fcntl, fd, cmd, arg))
 
 PL_HIDDEN int surand_pl_lib_close(int fd)
 {
