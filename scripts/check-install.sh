@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Proves what `make install` ships: only the public surand_* ABI is exported,
-# the library is linked with -z now, and neither the test-only deterministic mode nor reduced-round ChaCha20 (bench
-# builds) is in the installed .so or .a.
+# the library is linked with -z now, and neither the test-only deterministic
+# mode nor reduced-round ChaCha20 (bench builds) is in the installed .so or .a.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dest=$(mktemp -d)

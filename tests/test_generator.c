@@ -901,6 +901,16 @@ static void fork_without_wipeonfork(void)
 
 /* ---- integers --------------------------------------------------------------------- */
 
+/* Pearson's chi-square of k counts that should each be `expected`. */
+static double chi_square(const unsigned long *count, size_t k, double expected)
+{
+	double chi = 0;
+
+	for (size_t i = 0; i < k; i++)
+		chi += ((double)count[i] - expected) * ((double)count[i] - expected) / expected;
+	return chi;
+}
+
 static void uniform_chi_square(void)
 {
 	/* Critical values of chi-square at p = 0.0001 (df 1, 6, 9, 99), so a
@@ -914,7 +924,7 @@ static void uniform_chi_square(void)
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		uint64_t b = cases[c].bound;
-		double chi = 0, e = (double)N / (double)b;
+		double chi;
 
 		memset(count, 0, sizeof(count));
 		for (int i = 0; i < N; i++) {
@@ -922,8 +932,7 @@ static void uniform_chi_square(void)
 			T_ASSERT(v < b);
 			count[v]++;
 		}
-		for (uint64_t v = 0; v < b; v++)
-			chi += ((double)count[v] - e) * ((double)count[v] - e) / e;
+		chi = chi_square(count, b, (double)N / (double)b);
 		T_ASSERT_MSG(chi < cases[c].crit, "bound %llu: chi-square %.2f >= %.2f",
 			     (unsigned long long)b, chi, cases[c].crit);
 	}
@@ -962,15 +971,14 @@ static void uniform_n_rejects_bias(void)
 	static uint64_t v[N];
 	const uint64_t b = 3ull << 62;
 	unsigned long cls[3] = {0, 0, 0};
-	double chi = 0, e = (double)N / 3;
+	double chi;
 
 	surand_uniform_n(v, N, b);
 	for (int i = 0; i < N; i++) {
 		T_ASSERT(v[i] < b);
 		cls[v[i] % 3]++;
 	}
-	for (int c = 0; c < 3; c++)
-		chi += ((double)cls[c] - e) * ((double)cls[c] - e) / e;
+	chi = chi_square(cls, 3, (double)N / 3);
 	T_ASSERT_MSG(chi < 18.42, "classes mod 3: %lu %lu %lu (chi-square %.1f)", cls[0], cls[1],
 		     cls[2], chi);
 }
@@ -989,7 +997,7 @@ static void uniform_n_chi_square_and_zeros(void)
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		uint64_t b = cases[c].bound;
-		double chi = 0, e = (double)N / (double)b;
+		double chi;
 
 		/* 1, 7, 1000 and the rest: short calls, and one past a 64 KiB chunk */
 		surand_uniform_n(v, 1, b);
@@ -1001,8 +1009,7 @@ static void uniform_n_chi_square_and_zeros(void)
 			T_ASSERT(v[i] < b);
 			count[v[i]]++;
 		}
-		for (uint64_t x = 0; x < b; x++)
-			chi += ((double)count[x] - e) * ((double)count[x] - e) / e;
+		chi = chi_square(count, b, (double)N / (double)b);
 		T_ASSERT_MSG(chi < cases[c].crit, "bound %llu: chi-square %.2f >= %.2f",
 			     (unsigned long long)b, chi, cases[c].crit);
 	}

@@ -482,6 +482,19 @@ static void dropped_child(void)
 
 /* ==== VM clones: the refill folds kernel bytes in ==================================== */
 
+/* out came from a key after the fold (thread.c), model from the key alone:
+ * with the vDSO they differ, without it they are the same bytes. */
+static void expect_folded(const void *out, const void *model, size_t n, int vdso_fold,
+			  const char *what)
+{
+	if (vdso_fold)
+		T_ASSERT_MSG(memcmp(out, model, n) != 0,
+			     "%s made its key's own keystream: no kernel bytes folded in", what);
+	else
+		T_ASSERT_MSG(memcmp(out, model, n) == 0,
+			     "without the vDSO %s is its key's own keystream, but it was not", what);
+}
+
 static void fold_child(void)
 {
 	static uint8_t drain[SLOT_BYTES];
@@ -507,12 +520,7 @@ static void fold_child(void)
 			continue; /* re-keyed from the base: another reason to differ */
 		/* The batch that key alone would make (thread.c: block 0, nonce 0). */
 		surand_chacha20_blocks_portable(k, 0, 0, model, 1);
-		if (st.vdso_fold)
-			T_ASSERT_MSG(memcmp(&v, model, 8) != 0,
-				     "the refill made the key's own keystream: no kernel bytes folded in");
-		else
-			T_ASSERT_MSG(memcmp(&v, model, 8) == 0,
-				     "without the vDSO the refill is the key's keystream, but it was not");
+		expect_folded(&v, model, 8, st.vdso_fold, "the refill");
 		surand_wipe(k, sizeof(k));
 		surand_wipe(model, sizeof(model));
 		done = 1;
@@ -556,12 +564,7 @@ static void direct_fold_child(void)
 		}
 		T_ASSERT_EQ_U64(stats_now().direct_fills - direct, 1);
 		surand_fill_from_key(k, model, sizeof(model)); /* the key alone; wipes k */
-		if (st.vdso_fold)
-			T_ASSERT_MSG(memcmp(big, model, sizeof(model)) != 0,
-				     "the one-use key made its own keystream: no kernel bytes folded in");
-		else
-			T_ASSERT_MSG(memcmp(big, model, sizeof(model)) == 0,
-				     "without the vDSO the one-use key is the batch's bytes, but it was not");
+		expect_folded(big, model, sizeof(model), st.vdso_fold, "the one-use key");
 		surand_wipe(model, sizeof(model));
 		done = 1;
 	}
